@@ -1,0 +1,195 @@
+// File contents of the working tree: fixed-size chunks addressed by content.
+//
+// Canonical form, so equal bytes always give equal manifests (and dedupe, and diff
+// as unchanged): every chunk but the last holds exactly kChunkSize bytes, the last
+// holds the remainder, and an all-zero chunk is stored as a hole (no reference).
+#include <algorithm>
+
+#include "store/store_impl.h"
+
+namespace vexfs {
+
+using internal::InodeRecord;
+using internal::kChunkSize;
+
+namespace {
+
+bool AllZero(std::string_view data) {
+  return std::all_of(data.begin(), data.end(), [](char c) { return c == 0; });
+}
+
+// Canonical length of chunk `index` in a file of `size` bytes.
+uint64_t ChunkLength(uint64_t size, uint64_t index) {
+  uint64_t start = index * kChunkSize;
+  return start >= size ? 0 : std::min(kChunkSize, size - start);
+}
+
+Result<InodeRecord> LoadRegular(internal::TxnScope* scope, uint64_t ino) {
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope->LoadInode(ino));
+  if (rec.type == FileType::kDirectory) {
+    return Status::IsDirectory("inode " + std::to_string(ino) + " is a directory");
+  }
+  if (rec.type != FileType::kRegular) {
+    return Status::InvalidArgument("inode " + std::to_string(ino) + " is not a regular file");
+  }
+  return rec;
+}
+
+// The bytes of chunk `index`, zero-padded or cut to `length`.
+Result<std::string> LoadChunk(internal::TxnScope* scope, uint64_t ino, uint64_t index,
+                              uint64_t length) {
+  VEXFS_ASSIGN_OR_RETURN(auto id, scope->GetChunk(ino, index));
+  std::string bytes;
+  if (id) {
+    VEXFS_ASSIGN_OR_RETURN(bytes, scope->objects().Get(*id, internal::ObjectType::kChunk));
+  }
+  bytes.resize(length, '\0');
+  return bytes;
+}
+
+Status StoreChunk(internal::TxnScope* scope, uint64_t ino, uint64_t index,
+                  std::string_view bytes) {
+  if (bytes.empty() || AllZero(bytes)) return scope->SetChunk(ino, index, std::nullopt);
+  VEXFS_ASSIGN_OR_RETURN(ObjectId id, scope->objects().Put(internal::ObjectType::kChunk, bytes));
+  return scope->SetChunk(ino, index, id);
+}
+
+// Re-stores chunk `index` at its canonical length for a file of `new_size` bytes.
+Status RecutChunk(internal::TxnScope* scope, uint64_t ino, uint64_t index,
+                  uint64_t new_size) {
+  VEXFS_ASSIGN_OR_RETURN(std::string bytes,
+                         LoadChunk(scope, ino, index, ChunkLength(new_size, index)));
+  return StoreChunk(scope, ino, index, bytes);
+}
+
+Status ResizeChunks(internal::TxnScope* scope, uint64_t ino, uint64_t old_size,
+                    uint64_t new_size) {
+  if (new_size > old_size) {
+    // The old last chunk, if partial, grows to its new canonical length.
+    if (old_size % kChunkSize != 0) {
+      return RecutChunk(scope, ino, old_size / kChunkSize, new_size);
+    }
+    return Status::Ok();
+  }
+  uint64_t keep = (new_size + kChunkSize - 1) / kChunkSize;
+  VEXFS_ASSIGN_OR_RETURN(auto chunks, scope->ListChunks(ino));
+  for (const auto& [index, id] : chunks) {
+    if (index >= keep) VEXFS_RETURN_IF_ERROR(scope->SetChunk(ino, index, std::nullopt));
+  }
+  if (new_size % kChunkSize != 0) {
+    return RecutChunk(scope, ino, new_size / kChunkSize, new_size);
+  }
+  return Status::Ok();
+}
+
+Status SaveChanged(internal::TxnScope* scope, uint64_t ino, InodeRecord* rec) {
+  rec->mtime = rec->ctime = NowNs();
+  VEXFS_RETURN_IF_ERROR(scope->SaveInode(ino, *rec));
+  return scope->MarkDirty(ino);
+}
+
+}  // namespace
+
+namespace internal {
+
+// Appends bytes [from, to) of a chunk whose stored bytes are `bytes`.
+static void AppendRange(std::string* out, std::string_view bytes, uint64_t from, uint64_t to) {
+  if (from < bytes.size()) {
+    uint64_t stop = std::min<uint64_t>(to, bytes.size());
+    out->append(bytes.substr(from, stop - from));
+    from = stop;
+  }
+  if (to > from) out->append(to - from, '\0');
+}
+
+Result<std::string> ReadManifestRange(const ObjectTable& objects, const Manifest& m,
+                                      uint64_t offset, uint64_t length) {
+  std::string out;
+  if (offset >= m.size || length == 0) return out;
+  uint64_t end = std::min(m.size, offset + std::min(length, m.size - offset));
+  out.reserve(end - offset);
+  for (uint64_t index = offset / m.chunk_size; index * m.chunk_size < end; ++index) {
+    uint64_t start = index * m.chunk_size;
+    uint64_t from = std::max(offset, start) - start;
+    uint64_t to = std::min(end, start + m.chunk_size) - start;
+    std::string bytes;
+    if (index < m.chunks.size() && !m.chunks[index].IsZero()) {
+      VEXFS_ASSIGN_OR_RETURN(bytes, objects.Get(m.chunks[index], ObjectType::kChunk));
+    }
+    AppendRange(&out, bytes, from, to);
+  }
+  return out;
+}
+
+}  // namespace internal
+
+Result<std::string> TreeEditor::Read(uint64_t ino, uint64_t offset, uint64_t length) {
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, LoadRegular(scope_, ino));
+  std::string out;
+  if (offset >= rec.size || length == 0) return out;
+  uint64_t end = offset + std::min(length, rec.size - offset);
+  out.reserve(end - offset);
+  for (uint64_t index = offset / kChunkSize; index * kChunkSize < end; ++index) {
+    uint64_t start = index * kChunkSize;
+    uint64_t from = std::max(offset, start) - start;
+    uint64_t to = std::min(end, start + kChunkSize) - start;
+    VEXFS_ASSIGN_OR_RETURN(std::string bytes, LoadChunk(scope_, ino, index, to));
+    out.append(bytes, from, to - from);
+  }
+  return out;
+}
+
+Status TreeEditor::Write(uint64_t ino, uint64_t offset, std::string_view data) {
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, LoadRegular(scope_, ino));
+  if (data.empty()) return Status::Ok();
+  if (offset > kMaxFileSize || data.size() > kMaxFileSize - offset) {
+    return Status::FileTooLarge("write would take inode " + std::to_string(ino) +
+                                " past the 1 TiB file size limit");
+  }
+  uint64_t end = offset + data.size();
+  uint64_t new_size = std::max(rec.size, end);
+  VEXFS_RETURN_IF_ERROR(ResizeChunks(scope_, ino, rec.size, new_size));
+  for (uint64_t index = offset / kChunkSize; index * kChunkSize < end; ++index) {
+    uint64_t start = index * kChunkSize;
+    uint64_t from = std::max(offset, start);
+    uint64_t to = std::min(end, start + kChunkSize);
+    std::string bytes;
+    if (from == start && to - start == ChunkLength(new_size, index)) {
+      bytes.assign(data.substr(from - offset, to - from));  // whole chunk replaced
+    } else {
+      VEXFS_ASSIGN_OR_RETURN(bytes, LoadChunk(scope_, ino, index, ChunkLength(new_size, index)));
+      bytes.replace(from - start, to - from, data.substr(from - offset, to - from));
+    }
+    VEXFS_RETURN_IF_ERROR(StoreChunk(scope_, ino, index, bytes));
+  }
+  rec.size = new_size;
+  return SaveChanged(scope_, ino, &rec);
+}
+
+Status TreeEditor::Truncate(uint64_t ino, uint64_t size) {
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, LoadRegular(scope_, ino));
+  if (size > kMaxFileSize) {
+    return Status::FileTooLarge("size " + std::to_string(size) + " is past the 1 TiB limit");
+  }
+  VEXFS_RETURN_IF_ERROR(ResizeChunks(scope_, ino, rec.size, size));
+  rec.size = size;
+  return SaveChanged(scope_, ino, &rec);
+}
+
+Status TreeEditor::ReplaceContent(uint64_t ino, std::string_view data) {
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, LoadRegular(scope_, ino));
+  if (data.size() > kMaxFileSize) {
+    return Status::FileTooLarge("content is past the 1 TiB file size limit");
+  }
+  VEXFS_RETURN_IF_ERROR(
+      internal::DeletePrefix(&scope_->txn(), scope_->dbs().chunks,
+                             internal::ChunkPrefix(scope_->branch_id(), ino)));
+  for (uint64_t start = 0; start < data.size(); start += kChunkSize) {
+    VEXFS_RETURN_IF_ERROR(
+        StoreChunk(scope_, ino, start / kChunkSize, data.substr(start, kChunkSize)));
+  }
+  rec.size = data.size();
+  return SaveChanged(scope_, ino, &rec);
+}
+
+}  // namespace vexfs

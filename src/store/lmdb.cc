@@ -1,0 +1,178 @@
+// LMDB wrappers: environment setup, transactions, cursors, error mapping.
+#include "store/lmdb.h"
+
+#include <cerrno>
+#include <cstring>
+
+namespace vexfs::internal {
+
+Status LmdbStatus(int rc, std::string_view what) {
+  if (rc == MDB_SUCCESS) return Status::Ok();
+  std::string msg = std::string(what) + ": " + mdb_strerror(rc);
+  switch (rc) {
+    case MDB_NOTFOUND: return Status::NotFound(msg);
+    case MDB_MAP_FULL:
+      return Status::NoSpace(std::string(what) +
+                             ": the store is full (its LMDB map size is reached; "
+                             "reopen with a larger map size or run gc)");
+    case ENOSPC: return Status::NoSpace(std::string(what) + ": no space left on device");
+    case EDQUOT: return Status::NoSpace(std::string(what) + ": disk quota exceeded");
+    case EACCES:
+    case EROFS:
+    case EPERM: return Status::ReadOnly(msg);
+    case MDB_CORRUPTED:
+    case MDB_PAGE_NOTFOUND:
+    case MDB_INVALID:
+    case MDB_VERSION_MISMATCH: return Status::Corruption(msg);
+    case MDB_READERS_FULL:
+    case EAGAIN: return Status::Busy(msg);
+    case MDB_BAD_VALSIZE: return Status::InvalidArgument(msg);
+    default: return Status::IOError(msg);
+  }
+}
+
+static MDB_val ToVal(std::string_view s) {
+  return MDB_val{s.size(), const_cast<char*>(s.data())};
+}
+
+LmdbEnv::~LmdbEnv() { Close(); }
+
+void LmdbEnv::Close() {
+  if (env_ != nullptr) mdb_env_close(env_);
+  env_ = nullptr;
+}
+
+Status LmdbEnv::Open(const std::string& dir, uint64_t map_size, bool sync, bool read_only,
+                     bool no_lock) {
+  Close();
+  read_only_ = read_only;
+  VEXFS_RETURN_IF_ERROR(LmdbStatus(mdb_env_create(&env_), "create LMDB environment"));
+  VEXFS_RETURN_IF_ERROR(LmdbStatus(mdb_env_set_maxdbs(env_, 16), "set LMDB max dbs"));
+  VEXFS_RETURN_IF_ERROR(LmdbStatus(mdb_env_set_maxreaders(env_, 1024), "set LMDB readers"));
+  VEXFS_RETURN_IF_ERROR(
+      LmdbStatus(mdb_env_set_mapsize(env_, map_size), "set LMDB map size"));
+  // NOTLS: read transactions are not tied to threads, so a thread may hold a read
+  // view while another commits, and Store objects can be shared across threads.
+  unsigned flags = MDB_NOTLS;
+  if (!sync) flags |= MDB_NOSYNC;
+  if (read_only) flags |= MDB_RDONLY;
+  if (no_lock) flags |= MDB_NOLOCK;
+  Status st = LmdbStatus(mdb_env_open(env_, dir.c_str(), flags, 0644),
+                         "open LMDB environment in '" + dir + "'");
+  if (!st.ok()) return st;
+  int dead = 0;
+  mdb_reader_check(env_, &dead);  // clears slots of readers killed mid-transaction
+  return OpenDatabases();
+}
+
+Status LmdbEnv::OpenDatabases() {
+  Txn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(*this, !read_only_));
+  unsigned create = read_only_ ? 0 : MDB_CREATE;
+  struct Named {
+    const char* name;
+    MDB_dbi* dbi;
+  } names[] = {{"meta", &dbs_.meta},       {"objects", &dbs_.objects},
+               {"refs", &dbs_.refs},       {"inodes", &dbs_.inodes},
+               {"dirents", &dbs_.dirents}, {"chunks", &dbs_.chunks},
+               {"xattrs", &dbs_.xattrs}};
+  for (const Named& n : names) {
+    int rc = mdb_dbi_open(txn.raw(), n.name, create, n.dbi);
+    if (rc != MDB_SUCCESS) {
+      return LmdbStatus(rc, std::string("open database '") + n.name + "'");
+    }
+  }
+  return txn.Commit();
+}
+
+Txn::~Txn() { Abort(); }
+
+Txn::Txn(Txn&& other) noexcept : txn_(other.txn_), write_(other.write_) {
+  other.txn_ = nullptr;
+}
+
+Status Txn::Begin(const LmdbEnv& env, bool write) {
+  Abort();
+  if (write && env.read_only()) {
+    return Status::ReadOnly("the store is open read-only");
+  }
+  write_ = write;
+  return LmdbStatus(
+      mdb_txn_begin(env.env(), nullptr, write ? 0 : MDB_RDONLY, &txn_),
+      write ? "begin write transaction" : "begin read transaction");
+}
+
+Status Txn::Commit() {
+  if (txn_ == nullptr) return Status::InvalidArgument("commit without a transaction");
+  int rc = mdb_txn_commit(txn_);
+  txn_ = nullptr;  // freed by LMDB whether or not the commit succeeded
+  return LmdbStatus(rc, "commit transaction");
+}
+
+void Txn::Abort() {
+  if (txn_ != nullptr) mdb_txn_abort(txn_);
+  txn_ = nullptr;
+}
+
+Result<std::optional<std::string_view>> Txn::Get(MDB_dbi dbi, std::string_view key) const {
+  MDB_val k = ToVal(key);
+  MDB_val v;
+  int rc = mdb_get(txn_, dbi, &k, &v);
+  if (rc == MDB_NOTFOUND) return std::optional<std::string_view>();
+  if (rc != MDB_SUCCESS) return LmdbStatus(rc, "read");
+  return std::optional<std::string_view>(
+      std::string_view(static_cast<const char*>(v.mv_data), v.mv_size));
+}
+
+Status Txn::Put(MDB_dbi dbi, std::string_view key, std::string_view value) {
+  MDB_val k = ToVal(key);
+  MDB_val v = ToVal(value);
+  return LmdbStatus(mdb_put(txn_, dbi, &k, &v, 0), "write");
+}
+
+Result<bool> Txn::PutIfAbsent(MDB_dbi dbi, std::string_view key, std::string_view value) {
+  MDB_val k = ToVal(key);
+  MDB_val v = ToVal(value);
+  int rc = mdb_put(txn_, dbi, &k, &v, MDB_NOOVERWRITE);
+  if (rc == MDB_KEYEXIST) return false;
+  if (rc != MDB_SUCCESS) return LmdbStatus(rc, "write");
+  return true;
+}
+
+Result<bool> Txn::Delete(MDB_dbi dbi, std::string_view key) {
+  MDB_val k = ToVal(key);
+  int rc = mdb_del(txn_, dbi, &k, nullptr);
+  if (rc == MDB_NOTFOUND) return false;
+  if (rc != MDB_SUCCESS) return LmdbStatus(rc, "delete");
+  return true;
+}
+
+Cursor::~Cursor() {
+  if (cursor_ != nullptr) mdb_cursor_close(cursor_);
+}
+
+Status Cursor::Open(const Txn& txn, MDB_dbi dbi) {
+  return LmdbStatus(mdb_cursor_open(txn.raw(), dbi, &cursor_), "open cursor");
+}
+
+Result<bool> Cursor::Move(MDB_cursor_op op) {
+  int rc = mdb_cursor_get(cursor_, &key_, &value_, op);
+  if (rc == MDB_NOTFOUND) return false;
+  if (rc != MDB_SUCCESS) return LmdbStatus(rc, "iterate");
+  return true;
+}
+
+Result<bool> Cursor::Seek(std::string_view key) {
+  if (key.empty()) return First();  // LMDB rejects zero-length keys
+  key_ = ToVal(key);
+  return Move(MDB_SET_RANGE);
+}
+
+Result<bool> Cursor::First() { return Move(MDB_FIRST); }
+Result<bool> Cursor::Next() { return Move(MDB_NEXT); }
+
+Status Cursor::DeleteCurrent() {
+  return LmdbStatus(mdb_cursor_del(cursor_, 0), "delete");
+}
+
+}  // namespace vexfs::internal

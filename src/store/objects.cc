@@ -1,0 +1,282 @@
+// Object encodings and the verified, compressed object table.
+#include "store/objects.h"
+
+#include <zstd.h>
+
+#include <memory>
+
+#include "common/coding.h"
+#include "common/sha256.h"
+
+namespace vexfs::internal {
+namespace {
+
+constexpr uint8_t kFormatV1 = 1;
+constexpr uint8_t kEncodingRaw = 0;
+constexpr uint8_t kEncodingZstd = 1;
+// Payloads smaller than this are never worth a compression attempt.
+constexpr size_t kMinCompressSize = 128;
+// No object expands past this; a larger claimed size is corruption, not a request
+// to allocate.
+constexpr uint64_t kMaxPayloadSize = uint64_t{1} << 30;
+
+void PutXattrs(Encoder* e, const XattrMap& xattrs) {
+  e->PutVarint(xattrs.size());
+  for (const auto& [k, v] : xattrs) {
+    e->PutBytes(k);
+    e->PutBytes(v);
+  }
+}
+
+bool GetXattrs(Decoder* d, XattrMap* xattrs) {
+  uint64_t n;
+  if (!d->GetVarint(&n) || n > d->remaining()) return false;
+  for (uint64_t i = 0; i < n; ++i) {
+    std::string_view k, v;
+    if (!d->GetBytes(&k) || !d->GetBytes(&v)) return false;
+    (*xattrs)[std::string(k)] = std::string(v);
+  }
+  return true;
+}
+
+void PutEntry(Encoder* e, const TreeEntry& entry) {
+  e->PutBytes(entry.name);
+  e->PutU8(static_cast<uint8_t>(entry.type));
+  e->PutVarint(entry.mode);
+  e->PutVarint(entry.uid);
+  e->PutVarint(entry.gid);
+  e->PutSignedVarint(entry.mtime);
+  e->PutVarint(entry.size);
+  e->PutId(entry.id);
+}
+
+bool GetEntry(Decoder* d, TreeEntry* entry) {
+  std::string_view name;
+  uint8_t type;
+  if (!d->GetBytes(&name) || !d->GetU8(&type)) return false;
+  if (type < 1 || type > 3) return false;
+  entry->name = std::string(name);
+  entry->type = static_cast<FileType>(type);
+  return d->GetVarint32(&entry->mode) && d->GetVarint32(&entry->uid) &&
+         d->GetVarint32(&entry->gid) && d->GetSignedVarint(&entry->mtime) &&
+         d->GetVarint(&entry->size) && d->GetId(&entry->id);
+}
+
+Status Malformed(const char* what) {
+  return Status::Corruption(std::string("malformed ") + what + " object");
+}
+
+struct ZstdCCtxFree {
+  void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+};
+
+// Compressed bytes if that saves at least 1/16 of the payload, else empty.
+std::string MaybeCompress(std::string_view payload) {
+  if (payload.size() < kMinCompressSize) return {};
+  thread_local std::unique_ptr<ZSTD_CCtx, ZstdCCtxFree> cctx(ZSTD_createCCtx());
+  std::string out(ZSTD_compressBound(payload.size()), '\0');
+  size_t n = ZSTD_compressCCtx(cctx.get(), out.data(), out.size(), payload.data(),
+                               payload.size(), 1);
+  if (ZSTD_isError(n) || n > payload.size() - payload.size() / 16) return {};
+  out.resize(n);
+  return out;
+}
+
+}  // namespace
+
+std::string EncodeManifest(const Manifest& m) {
+  Encoder e;
+  e.PutU8(kFormatV1);
+  e.PutVarint(m.size);
+  e.PutVarint(m.chunk_size);
+  e.PutVarint(m.chunks.size());
+  for (const ObjectId& id : m.chunks) e.PutId(id);
+  PutXattrs(&e, m.xattrs);
+  return e.Take();
+}
+
+Status DecodeManifest(std::string_view payload, Manifest* m) {
+  Decoder d(payload);
+  uint8_t version;
+  uint64_t n;
+  if (!d.GetU8(&version) || version != kFormatV1 || !d.GetVarint(&m->size) ||
+      !d.GetVarint(&m->chunk_size) || !d.GetVarint(&n) || m->chunk_size == 0 ||
+      n > d.remaining() / 32) {
+    return Malformed("manifest");
+  }
+  if (n != (m->size + m->chunk_size - 1) / m->chunk_size) return Malformed("manifest");
+  m->chunks.resize(n);
+  for (auto& id : m->chunks) {
+    if (!d.GetId(&id)) return Malformed("manifest");
+  }
+  if (!GetXattrs(&d, &m->xattrs) || !d.done()) return Malformed("manifest");
+  return Status::Ok();
+}
+
+std::string EncodeTree(const Tree& t) {
+  Encoder e;
+  e.PutU8(kFormatV1);
+  e.PutVarint(t.entries.size());
+  for (const TreeEntry& entry : t.entries) PutEntry(&e, entry);
+  PutXattrs(&e, t.xattrs);
+  return e.Take();
+}
+
+Status DecodeTree(std::string_view payload, Tree* t) {
+  Decoder d(payload);
+  uint8_t version;
+  uint64_t n;
+  if (!d.GetU8(&version) || version != kFormatV1 || !d.GetVarint(&n) ||
+      n > d.remaining()) {
+    return Malformed("tree");
+  }
+  t->entries.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!GetEntry(&d, &t->entries[i])) return Malformed("tree");
+    if (i > 0 && !(t->entries[i - 1].name < t->entries[i].name)) return Malformed("tree");
+  }
+  if (!GetXattrs(&d, &t->xattrs) || !d.done()) return Malformed("tree");
+  return Status::Ok();
+}
+
+std::string EncodeCommit(const Commit& c) {
+  Encoder e;
+  e.PutU8(kFormatV1);
+  e.PutId(c.tree);
+  PutEntry(&e, c.root);
+  e.PutVarint(c.parents.size());
+  for (const ObjectId& p : c.parents) e.PutId(p);
+  e.PutSignedVarint(c.time);
+  e.PutBytes(c.branch);
+  e.PutBytes(c.message);
+  PutXattrs(&e, c.meta);
+  return e.Take();
+}
+
+Status DecodeCommit(std::string_view payload, Commit* c) {
+  Decoder d(payload);
+  uint8_t version;
+  uint64_t n;
+  if (!d.GetU8(&version) || version != kFormatV1 || !d.GetId(&c->tree) ||
+      !GetEntry(&d, &c->root) || !d.GetVarint(&n) || n > d.remaining() / 32) {
+    return Malformed("commit");
+  }
+  c->parents.resize(n);
+  for (auto& p : c->parents) {
+    if (!d.GetId(&p)) return Malformed("commit");
+  }
+  std::string_view branch, message;
+  if (!d.GetSignedVarint(&c->time) || !d.GetBytes(&branch) || !d.GetBytes(&message) ||
+      !GetXattrs(&d, &c->meta) || !d.done()) {
+    return Malformed("commit");
+  }
+  c->branch = std::string(branch);
+  c->message = std::string(message);
+  return Status::Ok();
+}
+
+ObjectId ComputeObjectId(ObjectType type, std::string_view payload) {
+  Sha256 hasher;
+  char tag = static_cast<char>(type);
+  hasher.Update(std::string_view(&tag, 1));
+  hasher.Update(payload);
+  return hasher.Finish();
+}
+
+Result<ObjectId> ObjectTable::Put(ObjectType type, std::string_view payload) {
+  ObjectId id = ComputeObjectId(type, payload);
+  VEXFS_ASSIGN_OR_RETURN(auto existing, txn_->Get(dbi_, id.AsBytes()));
+  if (existing) return id;
+  Encoder e;
+  e.PutU8(static_cast<uint8_t>(type));
+  std::string compressed = MaybeCompress(payload);
+  if (compressed.empty()) {
+    e.PutU8(kEncodingRaw);
+    e.PutRaw(payload);
+  } else {
+    e.PutU8(kEncodingZstd);
+    e.PutVarint(payload.size());
+    e.PutRaw(compressed);
+  }
+  VEXFS_RETURN_IF_ERROR(txn_->Put(dbi_, id.AsBytes(), e.data()));
+  return id;
+}
+
+Status VerifyStoredObject(const ObjectId& id, std::string_view stored, ObjectType* type,
+                          std::string* payload) {
+  Decoder d(stored);
+  uint8_t tag, encoding;
+  std::string where = "object " + id.ToHex();
+  if (!d.GetU8(&tag) || !d.GetU8(&encoding)) {
+    return Status::Corruption(where + " is truncated");
+  }
+  if (tag != 'c' && tag != 'f' && tag != 't' && tag != 'm') {
+    return Status::Corruption(where + " has an unknown type tag");
+  }
+  std::string_view body;
+  d.GetRaw(d.remaining(), &body);
+  if (encoding == kEncodingRaw) {
+    payload->assign(body);
+  } else if (encoding == kEncodingZstd) {
+    Decoder zd(body);
+    uint64_t raw_size;
+    if (!zd.GetVarint(&raw_size) || raw_size > kMaxPayloadSize) {
+      return Status::Corruption(where + " has a bad length");
+    }
+    zd.GetRaw(zd.remaining(), &body);
+    payload->resize(raw_size);
+    size_t n = ZSTD_decompress(payload->data(), raw_size, body.data(), body.size());
+    if (ZSTD_isError(n) || n != raw_size) {
+      return Status::Corruption(where + " does not decompress");
+    }
+  } else {
+    return Status::Corruption(where + " has an unknown encoding");
+  }
+  *type = static_cast<ObjectType>(tag);
+  if (ComputeObjectId(*type, *payload) != id) {
+    return Status::Corruption(where + " does not match its hash");
+  }
+  return Status::Ok();
+}
+
+Result<std::string> ObjectTable::Get(const ObjectId& id, ObjectType expected) const {
+  VEXFS_ASSIGN_OR_RETURN(auto stored, txn_->Get(dbi_, id.AsBytes()));
+  if (!stored) return Status::NotFound("object " + id.ToHex() + " is missing");
+  ObjectType type;
+  std::string payload;
+  VEXFS_RETURN_IF_ERROR(VerifyStoredObject(id, *stored, &type, &payload));
+  if (type != expected) {
+    return Status::Corruption("object " + id.ToHex() + " has type '" +
+                              std::string(1, static_cast<char>(type)) + "', expected '" +
+                              std::string(1, static_cast<char>(expected)) + "'");
+  }
+  return payload;
+}
+
+Result<bool> ObjectTable::Contains(const ObjectId& id) const {
+  VEXFS_ASSIGN_OR_RETURN(auto stored, txn_->Get(dbi_, id.AsBytes()));
+  return stored.has_value();
+}
+
+Result<Manifest> ObjectTable::GetManifest(const ObjectId& id) const {
+  VEXFS_ASSIGN_OR_RETURN(std::string payload, Get(id, ObjectType::kManifest));
+  Manifest m;
+  VEXFS_RETURN_IF_ERROR(DecodeManifest(payload, &m).WithContext(id.ToHex()));
+  return m;
+}
+
+Result<Tree> ObjectTable::GetTree(const ObjectId& id) const {
+  VEXFS_ASSIGN_OR_RETURN(std::string payload, Get(id, ObjectType::kTree));
+  Tree t;
+  VEXFS_RETURN_IF_ERROR(DecodeTree(payload, &t).WithContext(id.ToHex()));
+  return t;
+}
+
+Result<Commit> ObjectTable::GetCommit(const ObjectId& id) const {
+  VEXFS_ASSIGN_OR_RETURN(std::string payload, Get(id, ObjectType::kCommit));
+  Commit c;
+  VEXFS_RETURN_IF_ERROR(DecodeCommit(payload, &c).WithContext(id.ToHex()));
+  return c;
+}
+
+}  // namespace vexfs::internal

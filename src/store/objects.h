@@ -1,0 +1,101 @@
+// Immutable objects: their encodings (chunk, file manifest, tree, commit) and the
+// object table that stores them by content hash, compressed, and verifies every
+// read. docs/format.md gives the grammar.
+#ifndef VEXFS_STORE_OBJECTS_H_
+#define VEXFS_STORE_OBJECTS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/lmdb.h"
+#include "vexfs/status.h"
+#include "vexfs/types.h"
+
+namespace vexfs::internal {
+
+// File data is cut into fixed-size chunks so a write at any offset rewrites only
+// the chunks it touches.
+inline constexpr uint64_t kChunkSize = 64 * 1024;
+
+enum class ObjectType : uint8_t {
+  kChunk = 'c',     // raw file bytes (or a symlink's target)
+  kManifest = 'f',  // a file: size, chunk ids, xattrs
+  kTree = 't',      // a directory: sorted entries, xattrs
+  kCommit = 'm',    // a snapshot: root tree, parents, time, message, metadata
+};
+
+struct Manifest {
+  uint64_t size = 0;
+  uint64_t chunk_size = kChunkSize;
+  std::vector<ObjectId> chunks;  // all-zero id marks a hole (zeros)
+  XattrMap xattrs;
+};
+
+struct TreeEntry {
+  std::string name;
+  FileType type = FileType::kRegular;
+  uint32_t mode = 0;
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  TimeNs mtime = 0;
+  uint64_t size = 0;
+  ObjectId id;  // tree, manifest, or (symlink) chunk holding the target
+};
+
+struct Tree {
+  std::vector<TreeEntry> entries;  // sorted by name, names unique
+  XattrMap xattrs;                 // the directory's own xattrs
+};
+
+struct Commit {
+  ObjectId tree;
+  TreeEntry root;  // the root directory's attributes (name empty, id == tree)
+  std::vector<ObjectId> parents;
+  TimeNs time = 0;
+  std::string branch;
+  std::string message;
+  std::map<std::string, std::string> meta;
+};
+
+std::string EncodeManifest(const Manifest& m);
+std::string EncodeTree(const Tree& t);
+std::string EncodeCommit(const Commit& c);
+Status DecodeManifest(std::string_view payload, Manifest* m);
+Status DecodeTree(std::string_view payload, Tree* t);
+Status DecodeCommit(std::string_view payload, Commit* c);
+
+// The id an object of `type` with `payload` has: SHA-256(type byte || payload).
+ObjectId ComputeObjectId(ObjectType type, std::string_view payload);
+
+// Reads and writes objects inside a transaction.
+class ObjectTable {
+ public:
+  ObjectTable(Txn* txn, MDB_dbi dbi) : txn_(txn), dbi_(dbi) {}
+
+  // Stores the object unless present (identical content is stored once).
+  Result<ObjectId> Put(ObjectType type, std::string_view payload);
+  // The verified payload. kNotFound if absent, kCorruption if the stored bytes do
+  // not hash to `id`, do not decompress, or are not of `expected` type.
+  Result<std::string> Get(const ObjectId& id, ObjectType expected) const;
+  Result<bool> Contains(const ObjectId& id) const;
+
+  Result<Manifest> GetManifest(const ObjectId& id) const;
+  Result<Tree> GetTree(const ObjectId& id) const;
+  Result<Commit> GetCommit(const ObjectId& id) const;
+
+ private:
+  Txn* txn_;
+  MDB_dbi dbi_;
+};
+
+// Decodes a stored value into its type and payload and checks it against `id`.
+// Used by ObjectTable::Get and by fsck, which must see every stored object.
+Status VerifyStoredObject(const ObjectId& id, std::string_view stored, ObjectType* type,
+                          std::string* payload);
+
+}  // namespace vexfs::internal
+
+#endif  // VEXFS_STORE_OBJECTS_H_

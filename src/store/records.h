@@ -1,0 +1,87 @@
+// Mutable records of the working trees and refs, and the keys they live under.
+// docs/format.md gives the byte grammar of each.
+#ifndef VEXFS_STORE_RECORDS_H_
+#define VEXFS_STORE_RECORDS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vexfs/status.h"
+#include "vexfs/types.h"
+
+namespace vexfs::internal {
+
+struct InodeRecord {
+  FileType type = FileType::kRegular;
+  uint32_t mode = 0;
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  uint64_t size = 0;
+  uint32_t nlink = 0;
+  TimeNs atime = 0;
+  TimeNs mtime = 0;
+  TimeNs ctime = 0;
+  // Dirty tracking: `cached` is the object this inode was last snapshotted as
+  // (tree, manifest or target chunk). It is valid only while `dirty` is false.
+  // Invariant: every ancestor of a dirty inode is dirty, so marking stops at the
+  // first dirty ancestor and a snapshot visits only dirty directories.
+  bool dirty = true;
+  std::optional<ObjectId> cached;
+  // One entry per link: the directory holding it (directories: exactly one; the
+  // root: none). Lets a write found by inode mark its ancestors dirty.
+  std::vector<uint64_t> parents;
+  std::string symlink_target;
+
+  Attributes ToAttributes(uint64_t ino) const;
+};
+
+std::string EncodeInode(const InodeRecord& r);
+Status DecodeInode(std::string_view v, InodeRecord* r);
+
+struct BranchRecord {
+  uint32_t id = 0;         // prefix of the branch's working-tree keys
+  uint64_t next_ino = 2;   // never reused, so stale inode numbers never alias
+  std::optional<ObjectId> head;
+  TimeNs created = 0;
+};
+
+std::string EncodeBranch(const BranchRecord& r);
+Status DecodeBranch(std::string_view v, BranchRecord* r);
+
+struct DirentValue {
+  uint64_t ino = 0;
+  FileType type = FileType::kRegular;
+};
+std::string EncodeDirent(const DirentValue& d);
+Status DecodeDirent(std::string_view v, DirentValue* d);
+
+// Keys. Integers are big-endian so LMDB's byte order is numeric order and all keys
+// of one branch (and of one directory) are contiguous.
+std::string BranchPrefix(uint32_t branch);
+std::string InodeKey(uint32_t branch, uint64_t ino);
+std::string DirentPrefix(uint32_t branch, uint64_t parent);
+std::string DirentKey(uint32_t branch, uint64_t parent, std::string_view name);
+std::string ChunkPrefix(uint32_t branch, uint64_t ino);
+std::string ChunkKey(uint32_t branch, uint64_t ino, uint64_t index);
+std::string XattrPrefix(uint32_t branch, uint64_t ino);
+std::string XattrKey(uint32_t branch, uint64_t ino, std::string_view name);
+// The trailing part of a key after a prefix of `prefix_len` bytes.
+uint64_t DecodeBE64(std::string_view bytes);
+
+inline constexpr std::string_view kHeadRef = "HEAD";
+std::string BranchRef(std::string_view name);    // "branch/<name>"
+std::string SnapshotRef(std::string_view name);  // "snap/<name>"
+inline constexpr std::string_view kBranchRefPrefix = "branch/";
+inline constexpr std::string_view kSnapshotRefPrefix = "snap/";
+
+// Meta keys.
+inline constexpr std::string_view kMetaFormat = "format";
+inline constexpr std::string_view kMetaNextBranchId = "next_branch_id";
+inline constexpr std::string_view kFormatVersion = "1";
+
+}  // namespace vexfs::internal
+
+#endif  // VEXFS_STORE_RECORDS_H_

@@ -1,0 +1,143 @@
+// Private core of the store: the open LMDB environment (StoreImpl) and one
+// transaction bound to one branch's working tree (TxnScope), with the record-level
+// helpers every working-tree operation is built from.
+#ifndef VEXFS_STORE_STORE_IMPL_H_
+#define VEXFS_STORE_STORE_IMPL_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "store/lmdb.h"
+#include "store/objects.h"
+#include "store/records.h"
+#include "vexfs/store.h"
+
+namespace vexfs::internal {
+
+class StoreImpl {
+ public:
+  StoreImpl(std::string path, StoreOptions options)
+      : path_(std::move(path)), options_(options) {}
+
+  const std::string& path() const { return path_; }
+  const StoreOptions& options() const { return options_; }
+  LmdbEnv& lmdb() { return lmdb_; }
+  const Databases& dbs() const { return lmdb_.dbs(); }
+
+  Status BeginTxn(Txn* txn, bool write) { return txn->Begin(lmdb_, write); }
+
+ private:
+  std::string path_;
+  StoreOptions options_;
+  LmdbEnv lmdb_;
+};
+
+// Refs: HEAD, branches and snapshot names.
+Result<std::string> ReadHead(const Txn& txn, const Databases& dbs);
+Result<std::optional<BranchRecord>> FindBranch(const Txn& txn, const Databases& dbs,
+                                               std::string_view name);
+Result<BranchRecord> LoadBranch(const Txn& txn, const Databases& dbs, std::string_view name);
+Status SaveBranch(Txn* txn, const Databases& dbs, std::string_view name,
+                  const BranchRecord& rec);
+Result<std::optional<ObjectId>> FindSnapshot(const Txn& txn, const Databases& dbs,
+                                             std::string_view name);
+// A snapshot name, or a 64-digit commit id that exists.
+Result<ObjectId> ResolveCommit(const Txn& txn, const Databases& dbs,
+                               std::string_view name_or_id);
+// Every key/value with `prefix` in `dbi`, in key order.
+Result<std::vector<std::pair<std::string, std::string>>> ScanPrefix(const Txn& txn,
+                                                                    MDB_dbi dbi,
+                                                                    std::string_view prefix);
+// Deletes every key with `prefix` in `dbi`.
+Status DeletePrefix(Txn* txn, MDB_dbi dbi, std::string_view prefix);
+
+// One transaction on one branch's working tree. Not thread-safe.
+class TxnScope {
+ public:
+  explicit TxnScope(StoreImpl* impl) : impl_(impl) {}
+
+  // Begins the transaction and loads `branch` ("" = the branch HEAD names).
+  Status Begin(bool write, std::string_view branch);
+  // Saves the branch record if it changed and commits.
+  Status Commit();
+  // Saves the current branch record if it changed, then works on `branch` within
+  // the same transaction.
+  Status SwitchBranch(std::string_view branch);
+
+  Txn& txn() { return txn_; }
+  const Databases& dbs() const { return impl_->dbs(); }
+  StoreImpl* impl() { return impl_; }
+  ObjectTable objects() { return ObjectTable(&txn_, dbs().objects); }
+  uint32_t branch_id() const { return branch_.id; }
+  const std::string& branch_name() const { return branch_name_; }
+  BranchRecord& branch() { return branch_; }
+  void MarkBranchChanged() { branch_changed_ = true; }
+
+  // Inodes.
+  Result<InodeRecord> LoadInode(uint64_t ino);
+  Result<InodeRecord> LoadDir(uint64_t ino);  // kNotDirectory unless a directory
+  Status SaveInode(uint64_t ino, const InodeRecord& rec);
+  uint64_t AllocateIno();
+  // Removes the inode with its chunks and xattrs.
+  Status DeleteInode(uint64_t ino);
+  // Marks `ino` and (by the invariant in InodeRecord) its ancestors dirty.
+  Status MarkDirty(uint64_t ino);
+  // Clears the change state after a snapshot or restore: clean, cached as `id`.
+  Status MarkClean(uint64_t ino, const ObjectId& id);
+
+  // Directory entries.
+  Result<std::optional<DirentValue>> FindEntry(uint64_t parent, std::string_view name);
+  Status PutEntry(uint64_t parent, std::string_view name, const DirentValue& value);
+  Status DeleteEntry(uint64_t parent, std::string_view name);
+  Result<std::vector<std::pair<std::string, DirentValue>>> ListEntries(uint64_t parent);
+  Result<bool> DirIsEmpty(uint64_t ino);
+
+  // Path resolution (no symlinks are followed).
+  Result<uint64_t> Resolve(std::string_view path);
+
+  // File chunks: id of chunk `index`, or nullopt for a hole.
+  Result<std::optional<ObjectId>> GetChunk(uint64_t ino, uint64_t index);
+  Status SetChunk(uint64_t ino, uint64_t index, const std::optional<ObjectId>& id);
+  Result<std::vector<std::pair<uint64_t, ObjectId>>> ListChunks(uint64_t ino);
+
+  // The manifest describing a file's current content and xattrs.
+  Result<Manifest> BuildManifest(uint64_t ino, const InodeRecord& rec);
+  Result<XattrMap> LoadXattrs(uint64_t ino);
+
+ private:
+  StoreImpl* impl_;
+  Txn txn_;
+  std::string branch_name_;
+  BranchRecord branch_;
+  bool branch_changed_ = false;
+};
+
+// Builds the tree object of the working tree rooted at kRootIno, reusing cached
+// ids of clean inodes and caching new ones. Returns the root tree id.
+Result<ObjectId> WriteWorkingTree(TxnScope* scope);
+// Replaces the scope's working tree with the content of `root_tree` (clean).
+Status MaterializeTree(TxnScope* scope, const Commit& commit);
+// Removes every working-tree record of branch `id`.
+Status ClearWorkingTree(Txn* txn, const Databases& dbs, uint32_t id);
+// Copies every working-tree record of branch `from` to branch `to`.
+Status CopyWorkingTree(Txn* txn, const Databases& dbs, uint32_t from, uint32_t to);
+
+// Diff from `a` to `b` (snapshot names/ids or "WORKING"), one read transaction.
+Result<std::vector<DiffEntry>> DiffTrees(StoreImpl* impl, std::string_view a,
+                                         std::string_view b);
+
+// Garbage collection and verification (gc.cc, fsck.cc).
+Result<GcReport> CollectGarbage(StoreImpl* impl, const ProgressFn& progress);
+Result<FsckReport> CheckStore(StoreImpl* impl, const ProgressFn& progress);
+
+// Reads file bytes described by a manifest; `offset`/`length` as in TreeView::Read.
+Result<std::string> ReadManifestRange(const ObjectTable& objects, const Manifest& m,
+                                      uint64_t offset, uint64_t length);
+
+}  // namespace vexfs::internal
+
+#endif  // VEXFS_STORE_STORE_IMPL_H_

@@ -1,0 +1,338 @@
+// TreeEditor: the namespace operations of a working tree (create, link, unlink,
+// rename, attributes, xattrs). File contents live in file_data.cc.
+#include <algorithm>
+
+#include "common/names.h"
+#include "store/store_impl.h"
+
+namespace vexfs {
+
+using internal::DirentValue;
+using internal::InodeRecord;
+
+namespace {
+
+constexpr size_t kMaxXattrValueSize = 64 * 1024;  // Linux's XATTR_SIZE_MAX
+
+std::string Quoted(std::string_view name) { return "'" + std::string(name) + "'"; }
+
+}  // namespace
+
+Result<Attributes> TreeEditor::GetAttr(uint64_t ino) {
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope_->LoadInode(ino));
+  return rec.ToAttributes(ino);
+}
+
+Result<Attributes> TreeEditor::Lookup(uint64_t parent, std::string_view name) {
+  VEXFS_RETURN_IF_ERROR(scope_->LoadDir(parent).status());
+  VEXFS_ASSIGN_OR_RETURN(auto entry, scope_->FindEntry(parent, name));
+  if (!entry) return Status::NotFound(Quoted(name) + " does not exist");
+  return GetAttr(entry->ino);
+}
+
+Result<uint64_t> TreeEditor::ResolvePath(std::string_view path) {
+  return scope_->Resolve(path);
+}
+
+Result<std::vector<DirEntry>> TreeEditor::ReadDir(uint64_t ino) {
+  VEXFS_RETURN_IF_ERROR(scope_->LoadDir(ino).status());
+  VEXFS_ASSIGN_OR_RETURN(auto entries, scope_->ListEntries(ino));
+  std::vector<DirEntry> out;
+  out.reserve(entries.size());
+  for (auto& [name, dv] : entries) {
+    VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope_->LoadInode(dv.ino));
+    out.push_back(DirEntry{name, rec.ToAttributes(dv.ino)});
+  }
+  return out;
+}
+
+// Updates a directory after its entries changed: times, link count, dirtiness.
+static Status TouchDir(internal::TxnScope* scope, uint64_t dir, int nlink_delta) {
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope->LoadInode(dir));
+  rec.mtime = rec.ctime = NowNs();
+  rec.nlink = static_cast<uint32_t>(static_cast<int64_t>(rec.nlink) + nlink_delta);
+  VEXFS_RETURN_IF_ERROR(scope->SaveInode(dir, rec));
+  return scope->MarkDirty(dir);
+}
+
+static Result<Attributes> CreateNode(internal::TxnScope* scope, uint64_t parent,
+                                     std::string_view name, FileType type,
+                                     const TreeEditor::NewNode& node,
+                                     std::string_view target) {
+  VEXFS_RETURN_IF_ERROR(ValidateFileName(name));
+  VEXFS_RETURN_IF_ERROR(scope->LoadDir(parent).status());
+  VEXFS_ASSIGN_OR_RETURN(auto existing, scope->FindEntry(parent, name));
+  if (existing) return Status::AlreadyExists(Quoted(name) + " already exists");
+  InodeRecord rec;
+  rec.type = type;
+  rec.mode = node.mode & 07777;
+  rec.uid = node.uid;
+  rec.gid = node.gid;
+  rec.size = target.size();
+  rec.nlink = type == FileType::kDirectory ? 2 : 1;
+  rec.atime = rec.mtime = rec.ctime = NowNs();
+  rec.parents = {parent};
+  rec.symlink_target = std::string(target);
+  uint64_t ino = scope->AllocateIno();
+  VEXFS_RETURN_IF_ERROR(scope->SaveInode(ino, rec));
+  VEXFS_RETURN_IF_ERROR(scope->PutEntry(parent, name, DirentValue{ino, type}));
+  VEXFS_RETURN_IF_ERROR(TouchDir(scope, parent, type == FileType::kDirectory ? 1 : 0));
+  return rec.ToAttributes(ino);
+}
+
+Result<Attributes> TreeEditor::Mkdir(uint64_t parent, std::string_view name,
+                                     const NewNode& node) {
+  return CreateNode(scope_, parent, name, FileType::kDirectory, node, "");
+}
+
+Result<Attributes> TreeEditor::CreateFile(uint64_t parent, std::string_view name,
+                                          const NewNode& node) {
+  return CreateNode(scope_, parent, name, FileType::kRegular, node, "");
+}
+
+Result<Attributes> TreeEditor::Symlink(uint64_t parent, std::string_view name,
+                                       std::string_view target, const NewNode& node) {
+  if (target.empty()) return Status::InvalidArgument("symlink target is empty");
+  if (target.size() > 4096) return Status::NameTooLong("symlink target is over 4096 bytes");
+  NewNode link = node;
+  link.mode = 0777;
+  return CreateNode(scope_, parent, name, FileType::kSymlink, link, target);
+}
+
+Result<std::string> TreeEditor::ReadLink(uint64_t ino) {
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope_->LoadInode(ino));
+  if (rec.type != FileType::kSymlink) {
+    return Status::InvalidArgument("inode " + std::to_string(ino) + " is not a symlink");
+  }
+  return rec.symlink_target;
+}
+
+Result<Attributes> TreeEditor::Link(uint64_t ino, uint64_t new_parent,
+                                    std::string_view new_name) {
+  VEXFS_RETURN_IF_ERROR(ValidateFileName(new_name));
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope_->LoadInode(ino));
+  if (rec.type == FileType::kDirectory) {
+    return Status::NotSupported("hard links to directories are not allowed");
+  }
+  VEXFS_RETURN_IF_ERROR(scope_->LoadDir(new_parent).status());
+  VEXFS_ASSIGN_OR_RETURN(auto existing, scope_->FindEntry(new_parent, new_name));
+  if (existing) return Status::AlreadyExists(Quoted(new_name) + " already exists");
+  rec.nlink++;
+  rec.parents.push_back(new_parent);
+  rec.ctime = NowNs();
+  VEXFS_RETURN_IF_ERROR(scope_->SaveInode(ino, rec));
+  VEXFS_RETURN_IF_ERROR(scope_->PutEntry(new_parent, new_name, DirentValue{ino, rec.type}));
+  VEXFS_RETURN_IF_ERROR(TouchDir(scope_, new_parent, 0));
+  return rec.ToAttributes(ino);
+}
+
+// Drops one link of `ino` held by `parent`; the inode goes with its last link.
+static Status DropLink(internal::TxnScope* scope, uint64_t ino, uint64_t parent) {
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope->LoadInode(ino));
+  auto it = std::find(rec.parents.begin(), rec.parents.end(), parent);
+  if (it != rec.parents.end()) rec.parents.erase(it);
+  if (rec.type == FileType::kDirectory || rec.nlink <= 1) return scope->DeleteInode(ino);
+  rec.nlink--;
+  rec.ctime = NowNs();
+  return scope->SaveInode(ino, rec);
+}
+
+Status TreeEditor::Unlink(uint64_t parent, std::string_view name) {
+  VEXFS_RETURN_IF_ERROR(scope_->LoadDir(parent).status());
+  VEXFS_ASSIGN_OR_RETURN(auto entry, scope_->FindEntry(parent, name));
+  if (!entry) return Status::NotFound(Quoted(name) + " does not exist");
+  if (entry->type == FileType::kDirectory) {
+    return Status::IsDirectory(Quoted(name) + " is a directory");
+  }
+  VEXFS_RETURN_IF_ERROR(scope_->DeleteEntry(parent, name));
+  VEXFS_RETURN_IF_ERROR(DropLink(scope_, entry->ino, parent));
+  return TouchDir(scope_, parent, 0);
+}
+
+Status TreeEditor::Rmdir(uint64_t parent, std::string_view name) {
+  VEXFS_RETURN_IF_ERROR(scope_->LoadDir(parent).status());
+  VEXFS_ASSIGN_OR_RETURN(auto entry, scope_->FindEntry(parent, name));
+  if (!entry) return Status::NotFound(Quoted(name) + " does not exist");
+  if (entry->type != FileType::kDirectory) {
+    return Status::NotDirectory(Quoted(name) + " is not a directory");
+  }
+  VEXFS_ASSIGN_OR_RETURN(bool empty, scope_->DirIsEmpty(entry->ino));
+  if (!empty) return Status::NotEmpty("directory " + Quoted(name) + " is not empty");
+  VEXFS_RETURN_IF_ERROR(scope_->DeleteEntry(parent, name));
+  VEXFS_RETURN_IF_ERROR(scope_->DeleteInode(entry->ino));
+  return TouchDir(scope_, parent, -1);
+}
+
+// True if `dir` is `ancestor` or lies below it.
+static Result<bool> IsWithin(internal::TxnScope* scope, uint64_t dir, uint64_t ancestor) {
+  uint64_t cur = dir;
+  for (int depth = 0; depth < 100000; ++depth) {
+    if (cur == ancestor) return true;
+    if (cur == kRootIno) return false;
+    VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope->LoadInode(cur));
+    if (rec.parents.empty()) return false;
+    cur = rec.parents.front();
+  }
+  return Status::Corruption("directory parent chain does not reach the root");
+}
+
+// Removes what a rename would replace at (parent, name), if allowed.
+static Status ClearRenameTarget(internal::TxnScope* scope, const DirentValue& src,
+                                uint64_t parent, std::string_view name,
+                                const DirentValue& dst) {
+  bool src_dir = src.type == FileType::kDirectory;
+  bool dst_dir = dst.type == FileType::kDirectory;
+  if (dst_dir && !src_dir) return Status::IsDirectory(Quoted(name) + " is a directory");
+  if (!dst_dir && src_dir) return Status::NotDirectory(Quoted(name) + " is not a directory");
+  if (dst_dir) {
+    VEXFS_ASSIGN_OR_RETURN(bool empty, scope->DirIsEmpty(dst.ino));
+    if (!empty) return Status::NotEmpty("directory " + Quoted(name) + " is not empty");
+  }
+  VEXFS_RETURN_IF_ERROR(scope->DeleteEntry(parent, name));
+  VEXFS_RETURN_IF_ERROR(DropLink(scope, dst.ino, parent));
+  return dst_dir ? TouchDir(scope, parent, -1) : Status::Ok();
+}
+
+Status TreeEditor::Rename(uint64_t parent, std::string_view name, uint64_t new_parent,
+                          std::string_view new_name, unsigned flags) {
+  VEXFS_RETURN_IF_ERROR(ValidateFileName(new_name));
+  VEXFS_RETURN_IF_ERROR(scope_->LoadDir(parent).status());
+  VEXFS_RETURN_IF_ERROR(scope_->LoadDir(new_parent).status());
+  VEXFS_ASSIGN_OR_RETURN(auto src, scope_->FindEntry(parent, name));
+  if (!src) return Status::NotFound(Quoted(name) + " does not exist");
+  if (parent == new_parent && name == new_name) return Status::Ok();
+  bool is_dir = src->type == FileType::kDirectory;
+  if (is_dir) {
+    VEXFS_ASSIGN_OR_RETURN(bool inside, IsWithin(scope_, new_parent, src->ino));
+    if (inside) {
+      return Status::InvalidArgument("cannot move directory " + Quoted(name) +
+                                     " into itself");
+    }
+  }
+  VEXFS_ASSIGN_OR_RETURN(auto dst, scope_->FindEntry(new_parent, new_name));
+  if (dst) {
+    if (flags & kRenameNoReplace) {
+      return Status::AlreadyExists(Quoted(new_name) + " already exists");
+    }
+    if (dst->ino == src->ino) return Status::Ok();  // two links of one file: POSIX no-op
+    VEXFS_RETURN_IF_ERROR(ClearRenameTarget(scope_, *src, new_parent, new_name, *dst));
+  }
+  VEXFS_RETURN_IF_ERROR(scope_->DeleteEntry(parent, name));
+  VEXFS_RETURN_IF_ERROR(scope_->PutEntry(new_parent, new_name, *src));
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope_->LoadInode(src->ino));
+  auto it = std::find(rec.parents.begin(), rec.parents.end(), parent);
+  if (it != rec.parents.end()) *it = new_parent;
+  rec.ctime = NowNs();
+  VEXFS_RETURN_IF_ERROR(scope_->SaveInode(src->ino, rec));
+  int moved_dir = is_dir && parent != new_parent ? 1 : 0;
+  VEXFS_RETURN_IF_ERROR(TouchDir(scope_, parent, -moved_dir));
+  return TouchDir(scope_, new_parent, moved_dir);
+}
+
+Result<Attributes> TreeEditor::SetAttr(uint64_t ino, const AttrChange& change) {
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope_->LoadInode(ino));
+  if (change.mode) rec.mode = *change.mode & 07777;
+  if (change.uid) rec.uid = *change.uid;
+  if (change.gid) rec.gid = *change.gid;
+  if (change.atime) rec.atime = *change.atime;
+  if (change.mtime) rec.mtime = *change.mtime;
+  rec.ctime = NowNs();
+  VEXFS_RETURN_IF_ERROR(scope_->SaveInode(ino, rec));
+  // atime is not part of a snapshot; everything else is.
+  bool snapshotted = change.mode || change.uid || change.gid || change.mtime;
+  if (snapshotted) VEXFS_RETURN_IF_ERROR(scope_->MarkDirty(ino));
+  return rec.ToAttributes(ino);
+}
+
+static Status ValidateXattrName(std::string_view name) {
+  if (name.empty()) return Status::InvalidArgument("xattr name is empty");
+  if (name.size() > kMaxNameLength) {
+    return Status::NameTooLong("xattr name is longer than 255 bytes");
+  }
+  if (name.find('\0') != std::string_view::npos) {
+    return Status::InvalidArgument("xattr name contains a NUL byte");
+  }
+  return Status::Ok();
+}
+
+Result<std::string> TreeEditor::GetXattr(uint64_t ino, std::string_view name) {
+  VEXFS_RETURN_IF_ERROR(ValidateXattrName(name));
+  VEXFS_RETURN_IF_ERROR(scope_->LoadInode(ino).status());
+  VEXFS_ASSIGN_OR_RETURN(
+      auto raw, scope_->txn().Get(scope_->dbs().xattrs,
+                                  internal::XattrKey(scope_->branch_id(), ino, name)));
+  if (!raw) return Status::NotFound("xattr " + Quoted(name) + " not set");
+  return std::string(*raw);
+}
+
+Result<XattrMap> TreeEditor::ListXattrs(uint64_t ino) {
+  VEXFS_RETURN_IF_ERROR(scope_->LoadInode(ino).status());
+  return scope_->LoadXattrs(ino);
+}
+
+Status TreeEditor::SetXattr(uint64_t ino, std::string_view name, std::string_view value) {
+  VEXFS_RETURN_IF_ERROR(ValidateXattrName(name));
+  if (value.size() > kMaxXattrValueSize) {
+    return Status::FileTooLarge("xattr " + Quoted(name) + " value is over 64 KiB");
+  }
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope_->LoadInode(ino));
+  VEXFS_RETURN_IF_ERROR(scope_->txn().Put(
+      scope_->dbs().xattrs, internal::XattrKey(scope_->branch_id(), ino, name), value));
+  rec.ctime = NowNs();
+  VEXFS_RETURN_IF_ERROR(scope_->SaveInode(ino, rec));
+  return scope_->MarkDirty(ino);
+}
+
+Status TreeEditor::RemoveXattr(uint64_t ino, std::string_view name) {
+  VEXFS_RETURN_IF_ERROR(ValidateXattrName(name));
+  VEXFS_RETURN_IF_ERROR(scope_->LoadInode(ino).status());
+  VEXFS_ASSIGN_OR_RETURN(
+      bool deleted, scope_->txn().Delete(scope_->dbs().xattrs,
+                                         internal::XattrKey(scope_->branch_id(), ino, name)));
+  if (!deleted) return Status::NotFound("xattr " + Quoted(name) + " not set");
+  return scope_->MarkDirty(ino);
+}
+
+Result<uint64_t> TreeEditor::MakeDirs(std::string_view path, const NewNode& node) {
+  VEXFS_ASSIGN_OR_RETURN(auto parts, SplitStorePath(path));
+  uint64_t ino = kRootIno;
+  for (const std::string& part : parts) {
+    VEXFS_ASSIGN_OR_RETURN(auto entry, scope_->FindEntry(ino, part));
+    if (entry && entry->type != FileType::kDirectory) {
+      return Status::NotDirectory(Quoted(part) + " in '" + std::string(path) +
+                                  "' is not a directory");
+    }
+    if (entry) {
+      ino = entry->ino;
+      continue;
+    }
+    NewNode dir = node;
+    dir.mode = 0755;
+    VEXFS_ASSIGN_OR_RETURN(Attributes made, Mkdir(ino, part, dir));
+    ino = made.ino;
+  }
+  return ino;
+}
+
+Result<Attributes> TreeEditor::PutFile(std::string_view path, std::string_view data,
+                                       const NewNode& node) {
+  VEXFS_ASSIGN_OR_RETURN(auto parts, SplitStorePath(path));
+  if (parts.empty()) return Status::IsDirectory("the store root is a directory");
+  std::string dir;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) dir += parts[i] + "/";
+  VEXFS_ASSIGN_OR_RETURN(uint64_t parent, MakeDirs(dir, node));
+  VEXFS_ASSIGN_OR_RETURN(auto entry, scope_->FindEntry(parent, parts.back()));
+  uint64_t ino;
+  if (!entry) {
+    VEXFS_ASSIGN_OR_RETURN(Attributes made, CreateFile(parent, parts.back(), node));
+    ino = made.ino;
+  } else if (entry->type == FileType::kRegular) {
+    ino = entry->ino;
+  } else {
+    return Status::IsDirectory("'" + std::string(path) + "' exists and is not a file");
+  }
+  VEXFS_RETURN_IF_ERROR(ReplaceContent(ino, data));
+  return GetAttr(ino);
+}
+
+}  // namespace vexfs

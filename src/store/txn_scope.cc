@@ -1,0 +1,205 @@
+// TxnScope: record-level access to one branch's working tree inside one
+// transaction, including dirty tracking.
+#include <algorithm>
+
+#include "common/names.h"
+#include "store/store_impl.h"
+
+namespace vexfs::internal {
+
+Status TxnScope::Begin(bool write, std::string_view branch) {
+  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn_, write));
+  if (branch.empty()) {
+    VEXFS_ASSIGN_OR_RETURN(branch_name_, ReadHead(txn_, dbs()));
+  } else {
+    branch_name_ = std::string(branch);
+  }
+  VEXFS_ASSIGN_OR_RETURN(branch_, LoadBranch(txn_, dbs(), branch_name_));
+  return Status::Ok();
+}
+
+Status TxnScope::Commit() {
+  if (branch_changed_) {
+    VEXFS_RETURN_IF_ERROR(SaveBranch(&txn_, dbs(), branch_name_, branch_));
+  }
+  return txn_.Commit();
+}
+
+Status TxnScope::SwitchBranch(std::string_view branch) {
+  if (branch_changed_) {
+    VEXFS_RETURN_IF_ERROR(SaveBranch(&txn_, dbs(), branch_name_, branch_));
+  }
+  branch_changed_ = false;
+  branch_name_ = std::string(branch);
+  VEXFS_ASSIGN_OR_RETURN(branch_, LoadBranch(txn_, dbs(), branch_name_));
+  return Status::Ok();
+}
+
+Result<InodeRecord> TxnScope::LoadInode(uint64_t ino) {
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn_.Get(dbs().inodes, InodeKey(branch_.id, ino)));
+  if (!raw) return Status::NotFound("inode " + std::to_string(ino) + " not found");
+  InodeRecord rec;
+  VEXFS_RETURN_IF_ERROR(DecodeInode(*raw, &rec).WithContext("inode " + std::to_string(ino)));
+  return rec;
+}
+
+Result<InodeRecord> TxnScope::LoadDir(uint64_t ino) {
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, LoadInode(ino));
+  if (rec.type != FileType::kDirectory) {
+    return Status::NotDirectory("inode " + std::to_string(ino) + " is not a directory");
+  }
+  return rec;
+}
+
+Status TxnScope::SaveInode(uint64_t ino, const InodeRecord& rec) {
+  return txn_.Put(dbs().inodes, InodeKey(branch_.id, ino), EncodeInode(rec));
+}
+
+uint64_t TxnScope::AllocateIno() {
+  branch_changed_ = true;
+  return branch_.next_ino++;
+}
+
+Status TxnScope::DeleteInode(uint64_t ino) {
+  VEXFS_RETURN_IF_ERROR(DeletePrefix(&txn_, dbs().chunks, ChunkPrefix(branch_.id, ino)));
+  VEXFS_RETURN_IF_ERROR(DeletePrefix(&txn_, dbs().xattrs, XattrPrefix(branch_.id, ino)));
+  VEXFS_ASSIGN_OR_RETURN(bool deleted, txn_.Delete(dbs().inodes, InodeKey(branch_.id, ino)));
+  (void)deleted;
+  return Status::Ok();
+}
+
+Status TxnScope::MarkDirty(uint64_t ino) {
+  // Iterative walk up the parent links; stops at inodes already dirty.
+  std::vector<uint64_t> pending{ino};
+  while (!pending.empty()) {
+    uint64_t cur = pending.back();
+    pending.pop_back();
+    VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, LoadInode(cur));
+    if (rec.dirty) continue;
+    rec.dirty = true;
+    VEXFS_RETURN_IF_ERROR(SaveInode(cur, rec));
+    pending.insert(pending.end(), rec.parents.begin(), rec.parents.end());
+  }
+  return Status::Ok();
+}
+
+Status TxnScope::MarkClean(uint64_t ino, const ObjectId& id) {
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, LoadInode(ino));
+  rec.dirty = false;
+  rec.cached = id;
+  return SaveInode(ino, rec);
+}
+
+Result<std::optional<DirentValue>> TxnScope::FindEntry(uint64_t parent,
+                                                       std::string_view name) {
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn_.Get(dbs().dirents, DirentKey(branch_.id, parent, name)));
+  if (!raw) return std::optional<DirentValue>();
+  DirentValue dv;
+  VEXFS_RETURN_IF_ERROR(DecodeDirent(*raw, &dv));
+  return std::optional<DirentValue>(dv);
+}
+
+Status TxnScope::PutEntry(uint64_t parent, std::string_view name, const DirentValue& value) {
+  return txn_.Put(dbs().dirents, DirentKey(branch_.id, parent, name), EncodeDirent(value));
+}
+
+Status TxnScope::DeleteEntry(uint64_t parent, std::string_view name) {
+  VEXFS_ASSIGN_OR_RETURN(bool deleted,
+                         txn_.Delete(dbs().dirents, DirentKey(branch_.id, parent, name)));
+  if (!deleted) return Status::NotFound("entry '" + std::string(name) + "' not found");
+  return Status::Ok();
+}
+
+Result<std::vector<std::pair<std::string, DirentValue>>> TxnScope::ListEntries(
+    uint64_t parent) {
+  std::string prefix = DirentPrefix(branch_.id, parent);
+  VEXFS_ASSIGN_OR_RETURN(auto rows, ScanPrefix(txn_, dbs().dirents, prefix));
+  std::vector<std::pair<std::string, DirentValue>> out;
+  out.reserve(rows.size());
+  for (auto& [key, value] : rows) {
+    DirentValue dv;
+    VEXFS_RETURN_IF_ERROR(DecodeDirent(value, &dv));
+    out.emplace_back(key.substr(prefix.size()), dv);
+  }
+  return out;
+}
+
+Result<bool> TxnScope::DirIsEmpty(uint64_t ino) {
+  std::string prefix = DirentPrefix(branch_.id, ino);
+  Cursor cursor;
+  VEXFS_RETURN_IF_ERROR(cursor.Open(txn_, dbs().dirents));
+  VEXFS_ASSIGN_OR_RETURN(bool found, cursor.Seek(prefix));
+  return !found || cursor.key().substr(0, prefix.size()) != prefix;
+}
+
+Result<uint64_t> TxnScope::Resolve(std::string_view path) {
+  VEXFS_ASSIGN_OR_RETURN(auto parts, SplitStorePath(path));
+  uint64_t ino = kRootIno;
+  std::string walked;
+  for (const std::string& part : parts) {
+    VEXFS_ASSIGN_OR_RETURN(auto entry, FindEntry(ino, part));
+    walked += "/" + part;
+    if (!entry) return Status::NotFound("'" + walked + "' does not exist");
+    if (&part != &parts.back() && entry->type != FileType::kDirectory) {
+      return Status::NotDirectory("'" + walked + "' is not a directory");
+    }
+    ino = entry->ino;
+  }
+  return ino;
+}
+
+Result<std::optional<ObjectId>> TxnScope::GetChunk(uint64_t ino, uint64_t index) {
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn_.Get(dbs().chunks, ChunkKey(branch_.id, ino, index)));
+  if (!raw) return std::optional<ObjectId>();
+  if (raw->size() != 32) return Status::Corruption("malformed chunk reference");
+  return std::optional<ObjectId>(ObjectId::FromBytes(*raw));
+}
+
+Status TxnScope::SetChunk(uint64_t ino, uint64_t index, const std::optional<ObjectId>& id) {
+  std::string key = ChunkKey(branch_.id, ino, index);
+  if (id) return txn_.Put(dbs().chunks, key, id->AsBytes());
+  VEXFS_ASSIGN_OR_RETURN(bool deleted, txn_.Delete(dbs().chunks, key));
+  (void)deleted;
+  return Status::Ok();
+}
+
+Result<std::vector<std::pair<uint64_t, ObjectId>>> TxnScope::ListChunks(uint64_t ino) {
+  std::string prefix = ChunkPrefix(branch_.id, ino);
+  VEXFS_ASSIGN_OR_RETURN(auto rows, ScanPrefix(txn_, dbs().chunks, prefix));
+  std::vector<std::pair<uint64_t, ObjectId>> out;
+  out.reserve(rows.size());
+  for (auto& [key, value] : rows) {
+    if (key.size() != prefix.size() + 8 || value.size() != 32) {
+      return Status::Corruption("malformed chunk reference of inode " + std::to_string(ino));
+    }
+    out.emplace_back(DecodeBE64(std::string_view(key).substr(prefix.size())),
+                     ObjectId::FromBytes(value));
+  }
+  return out;
+}
+
+Result<XattrMap> TxnScope::LoadXattrs(uint64_t ino) {
+  std::string prefix = XattrPrefix(branch_.id, ino);
+  VEXFS_ASSIGN_OR_RETURN(auto rows, ScanPrefix(txn_, dbs().xattrs, prefix));
+  XattrMap out;
+  for (auto& [key, value] : rows) out[key.substr(prefix.size())] = std::move(value);
+  return out;
+}
+
+Result<Manifest> TxnScope::BuildManifest(uint64_t ino, const InodeRecord& rec) {
+  Manifest m;
+  m.size = rec.size;
+  m.chunk_size = kChunkSize;
+  m.chunks.resize((rec.size + kChunkSize - 1) / kChunkSize);
+  VEXFS_ASSIGN_OR_RETURN(auto chunks, ListChunks(ino));
+  for (const auto& [index, id] : chunks) {
+    if (index >= m.chunks.size()) {
+      return Status::Corruption("inode " + std::to_string(ino) + " has a chunk past its end");
+    }
+    m.chunks[index] = id;
+  }
+  VEXFS_ASSIGN_OR_RETURN(m.xattrs, LoadXattrs(ino));
+  return m;
+}
+
+}  // namespace vexfs::internal
