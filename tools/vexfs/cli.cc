@@ -1,0 +1,140 @@
+// Shared CLI plumbing: store opening, errors, exit codes, output formatting.
+#include "cli.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <iostream>
+
+namespace vexfs::cli {
+
+int ExitCodeFor(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOk: return kExitOk;
+    case StatusCode::kNotFound: return kExitNotFound;
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kNotDirectory:
+    case StatusCode::kIsDirectory:
+    case StatusCode::kNameTooLong:
+    case StatusCode::kFileTooLarge:
+    case StatusCode::kNotSupported: return kExitInvalid;
+    case StatusCode::kAlreadyExists:
+    case StatusCode::kNotEmpty: return kExitConflict;
+    case StatusCode::kCorruption: return kExitCorrupt;
+    case StatusCode::kNoSpace: return kExitNoSpace;
+    case StatusCode::kReadOnly: return kExitReadOnly;
+    case StatusCode::kBusy: return kExitBusy;
+    case StatusCode::kIOError: return kExitFailure;
+  }
+  return kExitFailure;
+}
+
+std::string Context::StorePath() const {
+  if (!global.store.empty()) return global.store;
+  const char* env = std::getenv("VEXFS_STORE");
+  if (env != nullptr && *env != '\0') return env;
+  return ".";
+}
+
+std::unique_ptr<Store> Context::OpenStore(bool read_only) {
+  StoreOptions options;
+  options.read_only = read_only;
+  auto store = Store::Open(StorePath(), options);
+  if (!store.ok()) {
+    Fail(store.status());
+    return nullptr;
+  }
+  return std::move(store).value();
+}
+
+int Context::Fail(const Status& status) { return Fail(ExitCodeFor(status), status.message()); }
+
+int Context::Fail(int code, const std::string& message) {
+  std::fflush(stdout);
+  std::cerr << "vexfs: " << message << std::endl;
+  exit_code = code;
+  return code;
+}
+
+void Context::PrintJson(const nlohmann::json& value) const {
+  // Replace invalid UTF-8 (file names are bytes) instead of throwing.
+  std::cout << value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+Progress::Progress(std::string label)
+    : label_(std::move(label)), enabled_(::isatty(STDERR_FILENO) == 1) {}
+
+Progress::~Progress() {
+  if (shown_) std::cerr << "\n";
+}
+
+void Progress::Update(uint64_t done, uint64_t total) {
+  if (!enabled_) return;
+  shown_ = true;
+  std::cerr << "\r" << label_ << " " << done;
+  if (total > 0) std::cerr << "/" << total;
+  std::cerr << std::flush;
+}
+
+std::string FormatTime(TimeNs t) {
+  std::time_t secs = static_cast<std::time_t>(t / 1000000000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string FormatBytes(uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
+
+std::string ModeString(const Attributes& a) {
+  std::string s = a.type == FileType::kDirectory ? "d" : a.type == FileType::kSymlink ? "l" : "-";
+  const char* rwx = "rwxrwxrwx";
+  for (int i = 0; i < 9; ++i) s += (a.mode & (0400 >> i)) ? rwx[i] : '-';
+  return s;
+}
+
+nlohmann::json AttributesJson(const Attributes& a) {
+  nlohmann::json j;
+  j["type"] = FileTypeName(a.type);
+  j["mode"] = a.mode;
+  j["size"] = a.size;
+  j["uid"] = a.uid;
+  j["gid"] = a.gid;
+  j["nlink"] = a.nlink;
+  j["mtime"] = FormatTime(a.mtime);
+  j["mtime_ns"] = a.mtime;
+  if (a.ino != 0) j["ino"] = a.ino;
+  return j;
+}
+
+nlohmann::json CommitJson(const CommitInfo& c) {
+  nlohmann::json j;
+  j["id"] = c.id.ToHex();
+  j["tree"] = c.tree.ToHex();
+  j["names"] = c.names;
+  j["branch"] = c.branch;
+  j["time"] = FormatTime(c.time);
+  j["time_ns"] = c.time;
+  j["message"] = c.message;
+  j["meta"] = c.meta;
+  nlohmann::json parents = nlohmann::json::array();
+  for (const ObjectId& p : c.parents) parents.push_back(p.ToHex());
+  j["parents"] = parents;
+  return j;
+}
+
+}  // namespace vexfs::cli

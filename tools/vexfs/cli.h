@@ -1,0 +1,82 @@
+// Shared plumbing of the vexfs command line: global options, opening the store,
+// turning a Status into an exit code and a one-line error, JSON and text output.
+#ifndef VEXFS_TOOLS_CLI_H_
+#define VEXFS_TOOLS_CLI_H_
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+
+#include "vexfs/status.h"
+#include "vexfs/store.h"
+
+namespace vexfs::cli {
+
+// Exit codes; docs/cli.md lists them. Scripts may branch on them.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailure = 1,       // I/O error or anything not listed below
+  kExitUsage = 2,         // bad command line
+  kExitNotFound = 3,      // store, path, snapshot or branch missing
+  kExitInvalid = 4,       // malformed name or path, wrong kind of object
+  kExitConflict = 5,      // already exists, directory not empty
+  kExitCorrupt = 6,       // corruption detected (also: fsck found problems)
+  kExitNoSpace = 7,       // store or disk full
+  kExitReadOnly = 8,      // store is read-only
+  kExitBusy = 9,          // store busy
+};
+
+struct GlobalOptions {
+  std::string store;  // --store, else $VEXFS_STORE, else "."
+  bool json = false;  // --json: machine-readable output on stdout
+};
+
+// State every command shares; commands set `exit_code`.
+struct Context {
+  GlobalOptions global;
+  int exit_code = kExitOk;
+
+  // The store path the user asked for.
+  std::string StorePath() const;
+  // Opens the store, or prints the error and returns null (exit_code set).
+  std::unique_ptr<Store> OpenStore(bool read_only = false);
+  // Prints "vexfs: <message>" to stderr and records the matching exit code.
+  int Fail(const Status& status);
+  int Fail(int code, const std::string& message);
+  // Prints a JSON value on one line to stdout.
+  void PrintJson(const nlohmann::json& value) const;
+};
+
+int ExitCodeFor(const Status& status);
+
+// Progress on stderr, only when it is a terminal: "\r<label> <done>/<total>".
+class Progress {
+ public:
+  explicit Progress(std::string label);
+  ~Progress();
+  void Update(uint64_t done, uint64_t total);
+
+ private:
+  std::string label_;
+  bool enabled_;
+  bool shown_ = false;
+};
+
+// Formatting helpers.
+std::string FormatTime(TimeNs t);  // ISO 8601 UTC, "2026-12-02T15:00:00Z"
+std::string FormatBytes(uint64_t bytes);
+std::string ModeString(const Attributes& a);  // "drwxr-xr-x"
+nlohmann::json AttributesJson(const Attributes& a);
+nlohmann::json CommitJson(const CommitInfo& c);
+
+// Registration of command groups (one file each).
+void AddFileCommands(CLI::App& app, Context& ctx);     // cmd_files.cc
+void AddPutGetCommands(CLI::App& app, Context& ctx);   // cmd_put_get.cc
+void AddVersionCommands(CLI::App& app, Context& ctx);  // cmd_versions.cc
+void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cmd_maintenance.cc
+
+}  // namespace vexfs::cli
+
+#endif  // VEXFS_TOOLS_CLI_H_

@@ -1,0 +1,321 @@
+// File commands: init, cat, ls, stat, mkdir, rm, rmdir, mv.
+#include <unistd.h>
+
+#include <iostream>
+
+#include "cli.h"
+#include "common/names.h"
+#include "tree_access.h"
+
+namespace vexfs::cli {
+namespace {
+
+// Parses "64M", "1G", "1048576" into bytes.
+Result<uint64_t> ParseSize(const std::string& text) {
+  size_t used = 0;
+  uint64_t value = 0;
+  try {
+    value = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    return Status::InvalidArgument("size '" + text + "' is not a number");
+  }
+  std::string unit = text.substr(used);
+  uint64_t mult = 1;
+  if (unit == "K" || unit == "KiB") mult = 1 << 10;
+  else if (unit == "M" || unit == "MiB") mult = 1 << 20;
+  else if (unit == "G" || unit == "GiB") mult = uint64_t{1} << 30;
+  else if (unit == "T" || unit == "TiB") mult = uint64_t{1} << 40;
+  else if (!unit.empty()) return Status::InvalidArgument("size '" + text + "' has unknown unit");
+  return value * mult;
+}
+
+void AddInit(CLI::App& app, Context& ctx) {
+  struct Args {
+    std::string path, map_size;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("init", "Create a new, empty store");
+  cmd->add_option("PATH", args->path, "Store directory (default: --store, $VEXFS_STORE or .)");
+  cmd->add_option("--map-size", args->map_size,
+                  "Most the store may hold, e.g. 64G (default 256G; only address space "
+                  "is reserved)");
+  cmd->callback([&ctx, args] {
+    std::string path = args->path.empty() ? ctx.StorePath() : args->path;
+    StoreOptions options;
+    if (!args->map_size.empty()) {
+      auto size = ParseSize(args->map_size);
+      if (!size.ok()) return (void)ctx.Fail(size.status());
+      options.map_size = *size;
+    }
+    auto store = Store::Create(path, options);
+    if (!store.ok()) return (void)ctx.Fail(store.status());
+    if (ctx.global.json) {
+      ctx.PrintJson({{"store", path}, {"branch", "main"}});
+    } else {
+      std::cout << "Initialized empty VexFS store in " << path << " (branch main)\n";
+    }
+  });
+}
+
+struct ViewArgs {
+  std::string path, at, branch;
+};
+
+void AddViewOptions(CLI::App* cmd, ViewArgs* args) {
+  cmd->add_option("--at", args->at, "Read a snapshot (name or id) instead of the working tree");
+  cmd->add_option("--branch", args->branch, "Read this branch's working tree (default: current)");
+}
+
+void AddCat(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<ViewArgs>();
+  CLI::App* cmd = app.add_subcommand("cat", "Print a file's bytes to stdout");
+  cmd->add_option("STORE_PATH", args->path, "File in the store")->required();
+  AddViewOptions(cmd, args.get());
+  cmd->callback([&ctx, args] {
+    auto store = ctx.OpenStore();
+    if (!store) return;
+    auto view = OpenTreeView(*store, args->at, args->branch);
+    if (!view.ok()) return (void)ctx.Fail(view.status());
+    auto data = (*view)->ReadAll(args->path);
+    if (!data.ok()) return (void)ctx.Fail(data.status());
+    std::cout.write(data->data(), static_cast<std::streamsize>(data->size()));
+    std::cout.flush();
+  });
+}
+
+void PrintEntryText(const std::string& path, const Attributes& a, bool long_format) {
+  std::string shown = path + (a.type == FileType::kDirectory ? "/" : "");
+  if (long_format) {
+    std::printf("%s %10llu %s %s\n", ModeString(a).c_str(),
+                static_cast<unsigned long long>(a.size), FormatTime(a.mtime).c_str(),
+                shown.c_str());
+  } else {
+    std::printf("%s\n", shown.c_str());
+  }
+}
+
+Status ListInto(TreeView& view, const std::string& dir, const std::string& shown_prefix,
+                bool recursive, nlohmann::json* out, bool json, bool long_format) {
+  VEXFS_ASSIGN_OR_RETURN(auto entries, view.List(dir));
+  for (const DirEntry& e : entries) {
+    std::string shown = JoinPath(shown_prefix, e.name);
+    if (json) {
+      nlohmann::json j = AttributesJson(e.attr);
+      j["name"] = e.name;
+      j["path"] = JoinPath(dir, e.name);
+      out->push_back(j);
+    } else {
+      PrintEntryText(shown, e.attr, long_format);
+    }
+    if (recursive && e.attr.type == FileType::kDirectory) {
+      VEXFS_RETURN_IF_ERROR(
+          ListInto(view, JoinPath(dir, e.name), shown, true, out, json, long_format));
+    }
+  }
+  return Status::Ok();
+}
+
+void AddLs(CLI::App& app, Context& ctx) {
+  struct Args : ViewArgs {
+    bool recursive = false, long_format = false;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("ls", "List a directory (or show one file)");
+  cmd->add_option("PATH", args->path, "Directory in the store (default: root)");
+  cmd->add_flag("-R,--recursive", args->recursive, "List subdirectories too");
+  cmd->add_flag("-l,--long", args->long_format, "Show mode, size and modification time");
+  AddViewOptions(cmd, args.get());
+  cmd->callback([&ctx, args] {
+    auto store = ctx.OpenStore();
+    if (!store) return;
+    auto view = OpenTreeView(*store, args->at, args->branch);
+    if (!view.ok()) return (void)ctx.Fail(view.status());
+    auto attr = (*view)->Stat(args->path);
+    if (!attr.ok()) return (void)ctx.Fail(attr.status());
+    nlohmann::json out = nlohmann::json::array();
+    if (attr->type != FileType::kDirectory) {
+      nlohmann::json j = AttributesJson(*attr);
+      j["path"] = args->path;
+      out.push_back(j);
+      if (!ctx.global.json) PrintEntryText(args->path, *attr, args->long_format);
+    } else {
+      Status st = ListInto(**view, args->path, "", args->recursive, &out, ctx.global.json,
+                           args->long_format);
+      if (!st.ok()) return (void)ctx.Fail(st);
+    }
+    if (ctx.global.json) ctx.PrintJson(out);
+  });
+}
+
+void AddStat(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<ViewArgs>();
+  CLI::App* cmd = app.add_subcommand("stat", "Show a path's attributes and xattrs");
+  cmd->add_option("STORE_PATH", args->path, "Path in the store")->required();
+  AddViewOptions(cmd, args.get());
+  cmd->callback([&ctx, args] {
+    auto store = ctx.OpenStore();
+    if (!store) return;
+    auto view = OpenTreeView(*store, args->at, args->branch);
+    if (!view.ok()) return (void)ctx.Fail(view.status());
+    auto attr = (*view)->Stat(args->path);
+    if (!attr.ok()) return (void)ctx.Fail(attr.status());
+    auto xattrs = (*view)->Xattrs(args->path);
+    if (!xattrs.ok()) return (void)ctx.Fail(xattrs.status());
+    if (ctx.global.json) {
+      nlohmann::json j = AttributesJson(*attr);
+      j["path"] = args->path;
+      j["xattrs"] = *xattrs;
+      return ctx.PrintJson(j);
+    }
+    std::printf("path:  %s\ntype:  %s\nmode:  %s (%04o)\nsize:  %llu\nowner: %u:%u\n"
+                "links: %u\nmtime: %s\n",
+                args->path.c_str(), FileTypeName(attr->type), ModeString(*attr).c_str(),
+                attr->mode, static_cast<unsigned long long>(attr->size), attr->uid, attr->gid,
+                attr->nlink, FormatTime(attr->mtime).c_str());
+    for (const auto& [k, v] : *xattrs) std::printf("xattr: %s=%s\n", k.c_str(), v.c_str());
+  });
+}
+
+// Runs `fn` on the working tree of `branch` in one transaction; reports errors.
+void EditTree(Context& ctx, const std::string& branch,
+              const std::function<Status(TreeEditor&)>& fn) {
+  auto store = ctx.OpenStore();
+  if (!store) return;
+  auto tree = store->Tree(branch);
+  if (!tree.ok()) return (void)ctx.Fail(tree.status());
+  Status st = (*tree)->Edit(fn);
+  if (!st.ok()) ctx.Fail(st);
+}
+
+struct PathsArgs {
+  std::vector<std::string> paths;
+  std::string branch;
+  bool flag = false;
+};
+
+CLI::App* AddPathsCommand(CLI::App& app, const char* name, const char* help, PathsArgs* args) {
+  CLI::App* cmd = app.add_subcommand(name, help);
+  cmd->add_option("PATH", args->paths, "Paths in the store")->required();
+  cmd->add_option("--branch", args->branch, "Branch to change (default: current)");
+  return cmd;
+}
+
+Result<uint64_t> ResolveParent(TreeEditor& ed, const ParentAndName& pn) {
+  auto parent = ed.ResolvePath(pn.parent);
+  if (!parent.ok() && parent.status().IsNotFound()) {
+    return Status::NotFound("parent directory '" + pn.parent + "' does not exist");
+  }
+  return parent;
+}
+
+Status MakeDir(TreeEditor& ed, const std::string& path, bool parents) {
+  TreeEditor::NewNode node{0755, ::geteuid(), ::getegid()};
+  if (parents) return ed.MakeDirs(path, node).status();
+  VEXFS_ASSIGN_OR_RETURN(ParentAndName pn, SplitParent(path));
+  if (pn.name.empty()) return Status::AlreadyExists("the store root already exists");
+  VEXFS_ASSIGN_OR_RETURN(uint64_t parent, ResolveParent(ed, pn));
+  return ed.Mkdir(parent, pn.name, node).status().WithContext("mkdir '" + path + "'");
+}
+
+Status RemoveTree(TreeEditor& ed, uint64_t parent, const std::string& name) {
+  VEXFS_ASSIGN_OR_RETURN(Attributes attr, ed.Lookup(parent, name));
+  if (attr.type != FileType::kDirectory) return ed.Unlink(parent, name);
+  VEXFS_ASSIGN_OR_RETURN(auto entries, ed.ReadDir(attr.ino));
+  for (const DirEntry& e : entries) VEXFS_RETURN_IF_ERROR(RemoveTree(ed, attr.ino, e.name));
+  return ed.Rmdir(parent, name);
+}
+
+Status Remove(TreeEditor& ed, const std::string& path, bool recursive, bool dir_only) {
+  VEXFS_ASSIGN_OR_RETURN(ParentAndName pn, SplitParent(path));
+  if (pn.name.empty()) return Status::InvalidArgument("cannot remove the store root");
+  VEXFS_ASSIGN_OR_RETURN(uint64_t parent, ResolveParent(ed, pn));
+  Status st;
+  if (dir_only) {
+    st = ed.Rmdir(parent, pn.name);
+  } else if (recursive) {
+    st = RemoveTree(ed, parent, pn.name);
+  } else {
+    st = ed.Unlink(parent, pn.name);
+    if (st.code() == StatusCode::kIsDirectory) {
+      st = Status::IsDirectory("'" + path + "' is a directory (use rm -r or rmdir)");
+    }
+  }
+  return st.WithContext(std::string(dir_only ? "rmdir" : "rm") + " '" + path + "'");
+}
+
+void AddChangeCommands(CLI::App& app, Context& ctx) {
+  auto mkdir_args = std::make_shared<PathsArgs>();
+  CLI::App* mkdir = AddPathsCommand(app, "mkdir", "Create directories", mkdir_args.get());
+  mkdir->add_flag("-p,--parents", mkdir_args->flag, "Create missing parents; no error if present");
+  mkdir->callback([&ctx, mkdir_args] {
+    EditTree(ctx, mkdir_args->branch, [&](TreeEditor& ed) -> Status {
+      for (const auto& p : mkdir_args->paths) VEXFS_RETURN_IF_ERROR(MakeDir(ed, p, mkdir_args->flag));
+      return Status::Ok();
+    });
+  });
+
+  auto rm_args = std::make_shared<PathsArgs>();
+  CLI::App* rm = AddPathsCommand(app, "rm", "Remove files (directories with -r)", rm_args.get());
+  rm->add_flag("-r,--recursive", rm_args->flag, "Remove directories and their contents");
+  rm->callback([&ctx, rm_args] {
+    EditTree(ctx, rm_args->branch, [&](TreeEditor& ed) -> Status {
+      for (const auto& p : rm_args->paths) VEXFS_RETURN_IF_ERROR(Remove(ed, p, rm_args->flag, false));
+      return Status::Ok();
+    });
+  });
+
+  auto rmdir_args = std::make_shared<PathsArgs>();
+  CLI::App* rmdir = AddPathsCommand(app, "rmdir", "Remove empty directories", rmdir_args.get());
+  rmdir->callback([&ctx, rmdir_args] {
+    EditTree(ctx, rmdir_args->branch, [&](TreeEditor& ed) -> Status {
+      for (const auto& p : rmdir_args->paths) VEXFS_RETURN_IF_ERROR(Remove(ed, p, false, true));
+      return Status::Ok();
+    });
+  });
+}
+
+Status Move(TreeEditor& ed, const std::string& from, const std::string& to) {
+  VEXFS_ASSIGN_OR_RETURN(ParentAndName src, SplitParent(from));
+  if (src.name.empty()) return Status::InvalidArgument("cannot move the store root");
+  VEXFS_ASSIGN_OR_RETURN(uint64_t src_parent, ResolveParent(ed, src));
+  VEXFS_ASSIGN_OR_RETURN(ParentAndName dst, SplitParent(to));
+  uint64_t dst_parent;
+  auto target = ed.ResolvePath(to);
+  if (target.ok() && ed.GetAttr(*target)->type == FileType::kDirectory) {
+    dst_parent = *target;  // like mv: into an existing directory
+    dst.name = src.name;
+  } else {
+    if (dst.name.empty()) return Status::InvalidArgument("cannot replace the store root");
+    VEXFS_ASSIGN_OR_RETURN(dst_parent, ResolveParent(ed, dst));
+  }
+  return ed.Rename(src_parent, src.name, dst_parent, dst.name)
+      .WithContext("mv '" + from + "' '" + to + "'");
+}
+
+void AddMv(CLI::App& app, Context& ctx) {
+  struct Args {
+    std::string from, to, branch;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("mv", "Move or rename a file or directory");
+  cmd->add_option("SRC", args->from, "Existing path")->required();
+  cmd->add_option("DST", args->to, "New path, or an existing directory to move into")->required();
+  cmd->add_option("--branch", args->branch, "Branch to change (default: current)");
+  cmd->callback([&ctx, args] {
+    EditTree(ctx, args->branch, [&](TreeEditor& ed) { return Move(ed, args->from, args->to); });
+  });
+}
+
+}  // namespace
+
+void AddFileCommands(CLI::App& app, Context& ctx) {
+  AddInit(app, ctx);
+  AddPutGetCommands(app, ctx);
+  AddCat(app, ctx);
+  AddLs(app, ctx);
+  AddStat(app, ctx);
+  AddChangeCommands(app, ctx);
+  AddMv(app, ctx);
+}
+
+}  // namespace vexfs::cli
