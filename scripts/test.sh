@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs the whole VexFS test suite: once in a normal build and
+# once under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Usage: scripts/test.sh [--no-asan] [ctest args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+asan=1
+ctest_args=()
+for arg in "$@"; do
+  case "$arg" in
+    --no-asan) asan=0 ;;
+    *) ctest_args+=("$arg") ;;
+  esac
+done
+
+scripts/setup.sh
+scripts/build.sh
+jobs=$(nproc)
+echo "== tests (RelWithDebInfo) =="
+(cd build && ctest --output-on-failure -j "$jobs" "${ctest_args[@]}")
+
+if [ "$asan" -eq 1 ]; then
+  scripts/build.sh --asan
+  echo "== tests (ASan + UBSan) =="
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  (cd build-asan && ctest --output-on-failure -j "$jobs" "${ctest_args[@]}")
+fi
+echo "all test runs passed"
