@@ -32,6 +32,41 @@ Status Mark(const Txn& txn, const Databases& dbs, std::vector<ObjectId> pending,
   return Status::Ok();
 }
 
+// Deletes every object not in `marked`. The cursor lives only inside this call:
+// LMDB frees a write transaction's cursors when it commits, so one closed after
+// the commit would be freed twice.
+Status Sweep(Txn* txn, const Databases& dbs, const IdSet& marked, const ProgressFn& progress,
+             GcReport* report) {
+  Cursor cursor;
+  VEXFS_RETURN_IF_ERROR(cursor.Open(*txn, dbs.objects));
+  VEXFS_ASSIGN_OR_RETURN(bool more, cursor.First());
+  uint64_t seen = 0;
+  while (more) {
+    if (marked.count(ObjectId::FromBytes(cursor.key())) && cursor.key().size() == 32) {
+      report->objects_kept++;
+    } else {
+      report->objects_freed++;
+      report->bytes_freed += cursor.value().size();
+      VEXFS_RETURN_IF_ERROR(cursor.DeleteCurrent());
+    }
+    if (progress && ++seen % 4096 == 0) progress(seen, 0);
+    VEXFS_ASSIGN_OR_RETURN(more, cursor.Next());
+  }
+  return Status::Ok();
+}
+
+// LMDB reuses the pages a transaction freed only after a later transaction has
+// committed, so without this the space gc frees would stay unusable until some
+// other write commits, and a write that failed because the store was full would
+// fail again right after gc. Rewriting an unchanged meta key is the smallest
+// such commit. Best effort: the collection itself has already committed.
+void MakeFreedPagesReusable(StoreImpl* impl) {
+  Txn txn;
+  if (!impl->BeginTxn(&txn, /*write=*/true).ok()) return;
+  if (!txn.Put(impl->dbs().meta, kMetaFormat, kFormatVersion).ok()) return;
+  (void)txn.Commit();
+}
+
 }  // namespace
 
 Result<GcReport> CollectGarbage(StoreImpl* impl, const ProgressFn& progress) {
@@ -43,22 +78,9 @@ Result<GcReport> CollectGarbage(StoreImpl* impl, const ProgressFn& progress) {
   IdSet marked;
   VEXFS_RETURN_IF_ERROR(Mark(txn, dbs, std::move(roots), &marked));
   GcReport report;
-  Cursor cursor;
-  VEXFS_RETURN_IF_ERROR(cursor.Open(txn, dbs.objects));
-  VEXFS_ASSIGN_OR_RETURN(bool more, cursor.First());
-  uint64_t seen = 0;
-  while (more) {
-    if (marked.count(ObjectId::FromBytes(cursor.key())) && cursor.key().size() == 32) {
-      report.objects_kept++;
-    } else {
-      report.objects_freed++;
-      report.bytes_freed += cursor.value().size();
-      VEXFS_RETURN_IF_ERROR(cursor.DeleteCurrent());
-    }
-    if (progress && ++seen % 4096 == 0) progress(seen, 0);
-    VEXFS_ASSIGN_OR_RETURN(more, cursor.Next());
-  }
+  VEXFS_RETURN_IF_ERROR(Sweep(&txn, dbs, marked, progress, &report));
   VEXFS_RETURN_IF_ERROR(txn.Commit());
+  if (report.objects_freed > 0) MakeFreedPagesReusable(impl);
   return report;
 }
 

@@ -1,10 +1,49 @@
 // LMDB wrappers: environment setup, transactions, cursors, error mapping.
 #include "store/lmdb.h"
 
+#include <fcntl.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 namespace vexfs::internal {
+namespace {
+
+// Room for LMDB's lock table: its header and 1024 reader slots of 64 bytes.
+constexpr off_t kLockFileReserve = 128 * 1024;
+// Below this much free space a failed write is taken to be a full disk.
+constexpr uint64_t kNearlyFullBytes = uint64_t{1} << 20;
+
+// LMDB maps its lock file after growing it with ftruncate, i.e. as a sparse
+// file; on a full disk the first store into that map kills the process with
+// SIGBUS. Reserving the blocks first turns that into an ordinary ENOSPC. Only a
+// lock file created here is reserved: closing a descriptor of a lock file some
+// environment of this process has open would drop that environment's locks.
+// KEEP_SIZE leaves the length to LMDB, which derives its reader slots from it.
+int ReserveLockFile(const std::string& dir) {
+  std::string path = dir + "/lock.mdb";
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return 0;  // already there, or read-only media: LMDB decides
+  int err = ::fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, kLockFileReserve) == 0 ? 0 : errno;
+  ::close(fd);
+  if (err != ENOSPC && err != EDQUOT) return 0;  // e.g. unsupported: as before
+  ::unlink(path.c_str());  // leave the directory as it was
+  return err;
+}
+
+// LMDB reports a write that came up short, which is how a file system that
+// fills up in the middle of a write answers, as EIO. When the store's file
+// system is indeed out of space, that is what the caller needs to hear.
+int ClassifyShortWrite(int rc, const char* dir) {
+  struct statvfs fs;
+  if (rc != EIO || dir == nullptr || ::statvfs(dir, &fs) != 0) return rc;
+  return uint64_t{fs.f_bavail} * fs.f_frsize < kNearlyFullBytes ? ENOSPC : rc;
+}
+
+}  // namespace
 
 Status LmdbStatus(int rc, std::string_view what) {
   if (rc == MDB_SUCCESS) return Status::Ok();
@@ -57,8 +96,10 @@ Status LmdbEnv::Open(const std::string& dir, uint64_t map_size, bool sync, bool 
   if (!sync) flags |= MDB_NOSYNC;
   if (read_only) flags |= MDB_RDONLY;
   if (no_lock) flags |= MDB_NOLOCK;
-  Status st = LmdbStatus(mdb_env_open(env_, dir.c_str(), flags, 0644),
-                         "open LMDB environment in '" + dir + "'");
+  std::string what = "open LMDB environment in '" + dir + "'";
+  if (!no_lock) VEXFS_RETURN_IF_ERROR(LmdbStatus(ReserveLockFile(dir), what));
+  int rc = mdb_env_open(env_, dir.c_str(), flags, 0644);
+  Status st = LmdbStatus(ClassifyShortWrite(rc, dir.c_str()), what);
   if (!st.ok()) return st;
   int dead = 0;
   mdb_reader_check(env_, &dead);  // clears slots of readers killed mid-transaction
@@ -104,9 +145,11 @@ Status Txn::Begin(const LmdbEnv& env, bool write) {
 
 Status Txn::Commit() {
   if (txn_ == nullptr) return Status::InvalidArgument("commit without a transaction");
+  const char* dir = nullptr;
+  mdb_env_get_path(mdb_txn_env(txn_), &dir);
   int rc = mdb_txn_commit(txn_);
   txn_ = nullptr;  // freed by LMDB whether or not the commit succeeded
-  return LmdbStatus(rc, "commit transaction");
+  return LmdbStatus(ClassifyShortWrite(rc, dir), "commit transaction");
 }
 
 void Txn::Abort() {

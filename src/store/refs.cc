@@ -47,10 +47,19 @@ Result<ObjectId> ResolveCommit(const Txn& txn, const Databases& dbs,
   if (name_or_id.size() == 64) {
     auto id = ObjectId::FromHex(name_or_id);
     if (id.ok()) {
-      ObjectTable objects(const_cast<Txn*>(&txn), dbs.objects);
-      auto commit = objects.GetCommit(*id);
-      if (commit.ok()) return *id;
-      if (!commit.status().IsNotFound()) return commit.status();
+      VEXFS_ASSIGN_OR_RETURN(auto stored, txn.Get(dbs.objects, id->AsBytes()));
+      // The id of an intact object of another type (a tree, say) names no
+      // snapshot; only a damaged object is corruption.
+      if (stored) {
+        ObjectType type;
+        std::string payload;
+        VEXFS_RETURN_IF_ERROR(VerifyStoredObject(*id, *stored, &type, &payload));
+        if (type == ObjectType::kCommit) {
+          Commit commit;
+          VEXFS_RETURN_IF_ERROR(DecodeCommit(payload, &commit).WithContext(id->ToHex()));
+          return *id;
+        }
+      }
     }
   }
   return Status::NotFound("snapshot '" + std::string(name_or_id) + "' not found");

@@ -60,11 +60,11 @@ Status WriteStoreConfig(const std::string& dir, const StoreConfig& config) {
   if (!st.ok()) return st;
   if (::rename(tmp.c_str(), path.c_str()) != 0) return ErrnoStatus("rename '" + tmp + "'");
   int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);  // makes the rename itself durable
-    ::close(dfd);
-  }
-  return Status::Ok();
+  if (dfd < 0) return ErrnoStatus("open directory '" + dir + "'");
+  // Makes the rename itself durable: until then a crash can lose the store.
+  st = ::fsync(dfd) == 0 ? Status::Ok() : ErrnoStatus("sync directory '" + dir + "'");
+  ::close(dfd);
+  return st;
 }
 
 }  // namespace vexfs::internal

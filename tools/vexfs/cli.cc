@@ -46,10 +46,34 @@ std::unique_ptr<Store> Context::OpenStore(bool read_only) {
     Fail(store.status());
     return nullptr;
   }
+  opened_store = StorePath();
   return std::move(store).value();
 }
 
-int Context::Fail(const Status& status) { return Fail(ExitCodeFor(status), status.message()); }
+int Context::Fail(const Status& status) {
+  // These come from deep in the core, which does not know the path the user gave,
+  // and their messages ("object ... does not match its hash") do not say what kind
+  // of failure they are; scripts and people reading logs need both.
+  std::string message = status.message();
+  if (!opened_store.empty()) {
+    std::string store = "store '" + opened_store + "'";
+    switch (status.code()) {
+      case StatusCode::kCorruption:
+        message = "corruption detected in " + store + ": " + message;
+        break;
+      case StatusCode::kReadOnly:
+        message = "cannot change " + store + ": " + message;
+        break;
+      case StatusCode::kNoSpace:
+      case StatusCode::kBusy:
+        message = store + ": " + message;
+        break;
+      default:
+        break;
+    }
+  }
+  return Fail(ExitCodeFor(status), message);
+}
 
 int Context::Fail(int code, const std::string& message) {
   std::fflush(stdout);

@@ -37,12 +37,14 @@ struct GlobalOptions {
 struct Context {
   GlobalOptions global;
   int exit_code = kExitOk;
+  std::string opened_store;  // set by OpenStore() once a store is open
 
   // The store path the user asked for.
   std::string StorePath() const;
   // Opens the store, or prints the error and returns null (exit_code set).
   std::unique_ptr<Store> OpenStore(bool read_only = false);
   // Prints "vexfs: <message>" to stderr and records the matching exit code.
+  // Failures of a whole store (corruption, read-only, full, busy) name the store.
   int Fail(const Status& status);
   int Fail(int code, const std::string& message);
   // Prints a JSON value on one line to stdout.

@@ -1,6 +1,8 @@
 // File commands: init, cat, ls, stat, mkdir, rm, rmdir, mv.
 #include <unistd.h>
 
+#include <cctype>
+#include <cstdint>
 #include <iostream>
 
 #include "cli.h"
@@ -14,6 +16,10 @@ namespace {
 Result<uint64_t> ParseSize(const std::string& text) {
   size_t used = 0;
   uint64_t value = 0;
+  // stoull would accept " 5" and wrap "-1" to 2^64-1.
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) {
+    return Status::InvalidArgument("size '" + text + "' is not a number");
+  }
   try {
     value = std::stoull(text, &used);
   } catch (const std::exception&) {
@@ -26,6 +32,7 @@ Result<uint64_t> ParseSize(const std::string& text) {
   else if (unit == "G" || unit == "GiB") mult = uint64_t{1} << 30;
   else if (unit == "T" || unit == "TiB") mult = uint64_t{1} << 40;
   else if (!unit.empty()) return Status::InvalidArgument("size '" + text + "' has unknown unit");
+  if (value > UINT64_MAX / mult) return Status::InvalidArgument("size '" + text + "' is too large");
   return value * mult;
 }
 

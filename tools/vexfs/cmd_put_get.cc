@@ -219,8 +219,8 @@ Status RunPut(Store& store, const PutArgs& raw_args, PutTotals* totals) {
 
 // ---- get ----
 
-Status WriteLocalFile(TreeView& view, const std::string& path, const Attributes& attr,
-                      const std::string& local) {
+Status CopyOut(TreeView& view, const std::string& path, const Attributes& attr,
+               const std::string& local) {
   std::ofstream out;
   std::ostream* sink = &std::cout;
   if (local != "-") {
@@ -236,6 +236,18 @@ Status WriteLocalFile(TreeView& view, const std::string& path, const Attributes&
   sink->flush();
   if (!*sink) return Status::IOError("write to '" + local + "' failed");
   return Status::Ok();
+}
+
+// A failed copy (say, a corrupt chunk) removes the local file, so no truncated
+// or partial copy is left behind looking like the real thing.
+Status WriteLocalFile(TreeView& view, const std::string& path, const Attributes& attr,
+                      const std::string& local) {
+  Status st = CopyOut(view, path, attr, local);
+  if (!st.ok() && local != "-") {
+    std::error_code ignored;
+    fs::remove(local, ignored);
+  }
+  return st;
 }
 
 Status GetTree(TreeView& view, const std::string& path, const std::string& local,

@@ -1,0 +1,134 @@
+// `vexfs put` and `vexfs get` run as processes: files, whole directory trees with
+// symlinks, empty and binary files, stdin, and byte-for-byte round trips.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+
+#include "cli/cli_test_util.h"
+
+namespace vexfs::cli_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A local tree as relative path -> "dir", "file:<bytes>" or "link:<target>".
+std::map<std::string, std::string> DumpLocal(const std::string& root) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    std::string rel = e.path().lexically_relative(root).generic_string();
+    if (e.is_symlink()) {
+      out[rel] = "link:" + fs::read_symlink(e.path()).string();
+    } else if (e.is_directory()) {
+      out[rel] = "dir";
+    } else {
+      out[rel] = "file:" + ReadLocalFile(e.path().string());
+    }
+  }
+  return out;
+}
+
+class CliPutGetTest : public CliStoreTest {
+ protected:
+  // src/{notes.md, empty, blob.bin, nested/a/b/deep.txt, nested/empty-dir/,
+  // "with space/é ü.txt", link -> notes.md, dangling -> missing}
+  std::string MakeLocalTree() {
+    std::string src = Local("src");
+    fs::create_directories(src + "/nested/a/b");
+    fs::create_directories(src + "/nested/empty-dir");
+    fs::create_directories(src + "/with space");
+    WriteLocalFile(src + "/with space/\u00e9 \u00fc.txt", "unicode name");
+    WriteLocalFile(src + "/notes.md", "# notes\nremember this\n");
+    WriteLocalFile(src + "/empty", "");
+    WriteLocalFile(src + "/blob.bin", vexfs::test::RandomBytes(7, 300000));
+    WriteLocalFile(src + "/nested/a/b/deep.txt", "deep");
+    fs::create_symlink("notes.md", src + "/link");
+    fs::create_symlink("missing", src + "/dangling");
+    return src;
+  }
+};
+
+TEST_F(CliPutGetTest, PutFileAndCatItBack) {
+  std::string data = vexfs::test::RandomBytes(1, 100000);
+  WriteLocalFile(Local("f.bin"), data);
+  std::string out = VexfsOk({"put", Local("f.bin"), "store/f.bin"});
+  EXPECT_EQ(out, "put 1 file(s), 97.7 KiB\n");
+  EXPECT_EQ(VexfsOk({"cat", "store/f.bin"}), data);
+  EXPECT_EQ(VexfsJson({"stat", "store/f.bin"}).at("size"), data.size());
+}
+
+TEST_F(CliPutGetTest, PutDirectoryRecursively) {
+  std::string src = MakeLocalTree();
+  json totals = VexfsJson({"put", src, "mem"});
+  EXPECT_EQ(totals.at("files"), 7);  // 5 files and 2 symlinks
+  EXPECT_EQ(totals.at("dirs"), 6);   // mem, nested, a, b, empty-dir, "with space"
+  EXPECT_EQ(VexfsOk({"cat", "mem/nested/a/b/deep.txt"}), "deep");
+  EXPECT_EQ(VexfsOk({"cat", "mem/empty"}), "");
+  EXPECT_EQ(VexfsOk({"cat", "mem/with space/\u00e9 \u00fc.txt"}), "unicode name");
+  EXPECT_EQ(VexfsOk({"cat", "mem/blob.bin"}), ReadLocalFile(src + "/blob.bin"));
+  EXPECT_EQ(VexfsJson({"stat", "mem/link"}).at("type"), "symlink");
+  EXPECT_EQ(VexfsJson({"stat", "mem/nested/empty-dir"}).at("type"), "dir");
+  ExpectFsckClean();
+}
+
+TEST_F(CliPutGetTest, PutDirectoryIntoRoot) {
+  std::string src = MakeLocalTree();
+  VexfsOk({"put", src, "/"});
+  EXPECT_EQ(VexfsOk({"cat", "notes.md"}), "# notes\nremember this\n");
+  EXPECT_EQ(VexfsOk({"ls", "nested"}), "a/\nempty-dir/\n");
+}
+
+TEST_F(CliPutGetTest, PutIntoExistingDirectoryOrTrailingSlash) {
+  WriteLocalFile(Local("report.txt"), "r");
+  VexfsOk({"mkdir", "docs"});
+  VexfsOk({"put", Local("report.txt"), "docs"});
+  VexfsOk({"put", Local("report.txt"), "new-dir/"});  // created on the way
+  VexfsOk({"put", Local("report.txt"), "/abs/"});
+  EXPECT_EQ(VexfsOk({"cat", "docs/report.txt"}), "r");
+  EXPECT_EQ(VexfsOk({"cat", "new-dir/report.txt"}), "r");
+  EXPECT_EQ(VexfsOk({"cat", "abs/report.txt"}), "r");
+}
+
+TEST_F(CliPutGetTest, PutReplacesExistingFile) {
+  PutText("f.txt", "a much longer first version");
+  PutText("f.txt", "short");
+  EXPECT_EQ(VexfsOk({"cat", "f.txt"}), "short");
+}
+
+TEST_F(CliPutGetTest, PutFromStdin) {
+  std::string data = vexfs::test::RandomBytes(3, 200000);
+  std::string out = VexfsOk({"put", "-", "in/stdin.bin"}, data);
+  EXPECT_NE(out.find("put 1 file(s)"), std::string::npos) << out;
+  EXPECT_EQ(VexfsOk({"cat", "in/stdin.bin"}), data);
+  VexfsOk({"put", "-", "empty.txt"});  // empty stdin: an empty file
+  EXPECT_EQ(VexfsJson({"stat", "empty.txt"}).at("size"), 0);
+}
+
+TEST_F(CliPutGetTest, GetFileToStdoutAndToLocalPath) {
+  std::string data = vexfs::test::RandomBytes(9, 150000);
+  PutText("f.bin", data);
+  EXPECT_EQ(VexfsOk({"get", "f.bin"}), data);
+  EXPECT_EQ(VexfsOk({"get", "f.bin", "-"}), data);
+  EXPECT_EQ(VexfsOk({"get", "f.bin", Local("out.bin")}), "");
+  EXPECT_EQ(ReadLocalFile(Local("out.bin")), data);
+}
+
+TEST_F(CliPutGetTest, DirectoryRoundTripsByteForByte) {
+  std::string src = MakeLocalTree();
+  VexfsOk({"put", src, "mem"});
+  VexfsOk({"get", "mem", Local("copy")});
+  EXPECT_EQ(DumpLocal(Local("copy")), DumpLocal(src));
+}
+
+TEST_F(CliPutGetTest, GetFromSnapshot) {
+  PutText("d/f.txt", "old");
+  VexfsOk({"snapshot", "create", "s1"});
+  PutText("d/f.txt", "new");
+  VexfsOk({"get", "--at", "s1", "d", Local("old")});
+  EXPECT_EQ(ReadLocalFile(Local("old") + "/f.txt"), "old");
+  EXPECT_EQ(VexfsOk({"get", "--at", "s1", "d/f.txt"}), "old");
+}
+
+}  // namespace
+}  // namespace vexfs::cli_test

@@ -1,0 +1,115 @@
+// Fixture and checks for end-to-end CLI tests (see cli_test_util.h).
+#include "cli/cli_test_util.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+namespace vexfs::cli_test {
+
+const std::string& VexfsBinary() {
+  static const std::string path = [] {
+    const char* env = std::getenv("VEXFS_BIN");
+    return std::string(env != nullptr ? env : "");
+  }();
+  return path;
+}
+
+std::string ReadLocalFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void WriteLocalFile(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  ASSERT_TRUE(out.good()) << "cannot write " << path;
+}
+
+std::ostream& operator<<(std::ostream& os, const StoreState& s) {
+  return os << "tree: " << s.tree.dump() << "\nsnapshots: " << s.snapshots.dump()
+            << "\nbranches: " << s.branches.dump();
+}
+
+void CliTest::SetUp() {
+  ASSERT_FALSE(VexfsBinary().empty()) << "VEXFS_BIN is not set";
+  store_ = tmp_.Sub("store");
+}
+
+ProcessResult CliTest::VexfsRaw(const Args& args, const ProcessOptions& options) {
+  Args argv{VexfsBinary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  ProcessOptions opts = options;
+  // Tests choose their store explicitly; an inherited one must not leak in.
+  if (opts.env.count("VEXFS_STORE") == 0) opts.unset_env.push_back("VEXFS_STORE");
+  return RunProcess(argv, opts);
+}
+
+ProcessResult CliTest::Vexfs(const Args& args, const std::string& stdin_data) {
+  Args full{"--store", store_};
+  full.insert(full.end(), args.begin(), args.end());
+  ProcessOptions options;
+  options.stdin_data = stdin_data;
+  return VexfsRaw(full, options);
+}
+
+std::string CliTest::VexfsOk(const Args& args, const std::string& stdin_data) {
+  ProcessResult r = Vexfs(args, stdin_data);
+  EXPECT_EQ(r.exit_code, 0) << r;
+  EXPECT_EQ(r.err, "") << r;
+  return r.out;
+}
+
+json CliTest::VexfsJson(const Args& args) {
+  Args with_json = args;
+  with_json.push_back("--json");
+  ProcessResult r = Vexfs(with_json);
+  EXPECT_EQ(r.exit_code, 0) << r;
+  json value = json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(value.is_discarded()) << "not JSON: " << r;
+  return value;
+}
+
+void CliTest::PutText(const std::string& path, const std::string& data) {
+  VexfsOk({"put", "-", path}, data);
+}
+
+StoreState CliTest::CaptureState() {
+  StoreState state;
+  state.tree = VexfsJson({"ls", "-R"});
+  state.snapshots = VexfsJson({"snapshot", "list"});
+  state.branches = VexfsJson({"branch"});
+  return state;
+}
+
+void CliTest::ExpectFsckClean() {
+  json report = VexfsJson({"fsck"});
+  EXPECT_EQ(report.value("ok", false), true) << report.dump();
+  EXPECT_EQ(report.value("problems", json::array()), json::array()) << report.dump();
+}
+
+::testing::AssertionResult FailedWith(const ProcessResult& r, int code,
+                                      std::initializer_list<std::string> needles) {
+  auto fail = [&](const std::string& why) {
+    return ::testing::AssertionFailure() << why << "\n" << r;
+  };
+  if (r.exit_code != code) return fail("expected exit code " + std::to_string(code));
+  if (!r.out.empty()) return fail("expected nothing on stdout");
+  if (r.err.rfind("vexfs: ", 0) != 0) return fail("stderr does not start with 'vexfs: '");
+  if (r.err.empty() || r.err.back() != '\n' || r.err.find('\n') != r.err.size() - 1) {
+    return fail("expected exactly one line on stderr");
+  }
+  for (const std::string& n : needles) {
+    if (r.err.find(n) == std::string::npos) return fail("stderr does not mention '" + n + "'");
+  }
+  return ::testing::AssertionSuccess();
+}
+
+void CliStoreTest::SetUp() {
+  CliTest::SetUp();
+  if (HasFatalFailure()) return;
+  VexfsOk({"init"});
+}
+
+}  // namespace vexfs::cli_test

@@ -1,0 +1,278 @@
+// Tests for the on-disk encodings: inode, branch and directory-entry records and
+// the manifest, tree and commit objects. Each must round-trip exactly, and every
+// truncation or malformed variant must decode to kCorruption, never to a value.
+// Also the object table's verification and key ordering.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "common/sha256.h"
+#include "store/objects.h"
+#include "store/records.h"
+#include "store/store_impl.h"
+#include "test_util.h"
+
+namespace vexfs::internal {
+namespace {
+
+ObjectId IdOf(std::string_view text) { return Sha256Of(text); }
+
+// Every proper prefix of `encoded` must fail to decode.
+template <typename T, typename DecodeFn>
+void ExpectPrefixesRejected(const std::string& encoded, DecodeFn decode) {
+  for (size_t n = 0; n < encoded.size(); ++n) {
+    T value;
+    EXPECT_CODE(decode(std::string_view(encoded).substr(0, n), &value),
+                StatusCode::kCorruption)
+        << "prefix of " << n << " bytes";
+  }
+  T value;
+  EXPECT_CODE(decode(encoded + "x", &value), StatusCode::kCorruption) << "trailing byte";
+}
+
+InodeRecord SampleInode() {
+  InodeRecord r;
+  r.type = FileType::kSymlink;
+  r.mode = 0777;
+  r.uid = 1000;
+  r.gid = 100;
+  r.size = 11;
+  r.nlink = 3;
+  r.atime = -5;
+  r.mtime = 1700000000123456789;
+  r.ctime = 42;
+  r.dirty = false;
+  r.cached = IdOf("cached");
+  r.parents = {1, 77, uint64_t{1} << 40};
+  r.symlink_target = "some/target";
+  return r;
+}
+
+TEST(RecordsTest, InodeRoundTrip) {
+  InodeRecord in = SampleInode();
+  InodeRecord out;
+  ASSERT_OK(DecodeInode(EncodeInode(in), &out));
+  EXPECT_EQ(out.type, in.type);
+  EXPECT_EQ(out.mode, in.mode);
+  EXPECT_EQ(out.uid, in.uid);
+  EXPECT_EQ(out.gid, in.gid);
+  EXPECT_EQ(out.size, in.size);
+  EXPECT_EQ(out.nlink, in.nlink);
+  EXPECT_EQ(out.atime, in.atime);
+  EXPECT_EQ(out.mtime, in.mtime);
+  EXPECT_EQ(out.ctime, in.ctime);
+  EXPECT_EQ(out.dirty, in.dirty);
+  EXPECT_EQ(out.cached, in.cached);
+  EXPECT_EQ(out.parents, in.parents);
+  EXPECT_EQ(out.symlink_target, in.symlink_target);
+  // Decoding into a used record must not keep stale fields.
+  InodeRecord plain;
+  plain.dirty = true;
+  ASSERT_OK(DecodeInode(EncodeInode(plain), &out));
+  EXPECT_FALSE(out.cached.has_value());
+  EXPECT_TRUE(out.dirty);
+  EXPECT_TRUE(out.parents.empty());
+  EXPECT_TRUE(out.symlink_target.empty());
+}
+
+TEST(RecordsTest, InodeDamageRejected) {
+  std::string encoded = EncodeInode(SampleInode());
+  ExpectPrefixesRejected<InodeRecord>(encoded, DecodeInode);
+  InodeRecord out;
+  std::string bad_type = encoded;
+  bad_type[1] = 0;
+  EXPECT_CODE(DecodeInode(bad_type, &out), StatusCode::kCorruption);
+  std::string bad_version = encoded;
+  bad_version[0] = 9;
+  EXPECT_CODE(DecodeInode(bad_version, &out), StatusCode::kCorruption);
+}
+
+TEST(RecordsTest, BranchRoundTripAndDamage) {
+  for (bool with_head : {false, true}) {
+    BranchRecord in;
+    in.id = 7;
+    in.next_ino = 123456;
+    in.created = 99;
+    if (with_head) in.head = IdOf("head");
+    std::string encoded = EncodeBranch(in);
+    BranchRecord out;
+    out.head = IdOf("stale");
+    ASSERT_OK(DecodeBranch(encoded, &out));
+    EXPECT_EQ(out.id, in.id);
+    EXPECT_EQ(out.next_ino, in.next_ino);
+    EXPECT_EQ(out.created, in.created);
+    EXPECT_EQ(out.head, in.head);
+    ExpectPrefixesRejected<BranchRecord>(encoded, DecodeBranch);
+  }
+}
+
+TEST(RecordsTest, DirentRoundTripAndDamage) {
+  DirentValue in{1ull << 50, FileType::kDirectory};
+  std::string encoded = EncodeDirent(in);
+  DirentValue out;
+  ASSERT_OK(DecodeDirent(encoded, &out));
+  EXPECT_EQ(out.ino, in.ino);
+  EXPECT_EQ(out.type, in.type);
+  ExpectPrefixesRejected<DirentValue>(encoded, DecodeDirent);
+  std::string bad = encoded;
+  bad.back() = 4;
+  EXPECT_CODE(DecodeDirent(bad, &out), StatusCode::kCorruption);
+}
+
+TEST(RecordsTest, KeysSortNumerically) {
+  EXPECT_LT(ChunkKey(1, 5, 255), ChunkKey(1, 5, 256));
+  EXPECT_LT(InodeKey(1, 255), InodeKey(1, 256));
+  EXPECT_LT(InodeKey(1, UINT64_MAX), InodeKey(2, 0));
+  // Every key of a directory starts with its prefix, and no other directory's does.
+  EXPECT_EQ(DirentKey(3, 9, "name").rfind(DirentPrefix(3, 9), 0), 0u);
+  EXPECT_NE(DirentKey(3, 10, "name").rfind(DirentPrefix(3, 9), 0), 0u);
+  EXPECT_EQ(DecodeBE64(std::string_view(InodeKey(3, 4242)).substr(4)), 4242u);
+  EXPECT_EQ(BranchRef("x"), "branch/x");
+  EXPECT_EQ(SnapshotRef("y"), "snap/y");
+}
+
+Manifest SampleManifest() {
+  Manifest m;
+  m.size = 3 * kChunkSize + 1;
+  m.chunks = {IdOf("a"), ObjectId(), IdOf("c"), IdOf("d")};
+  m.xattrs = {{"user.a", "1"}, {"user.b", std::string("\0\1", 2)}};
+  return m;
+}
+
+TEST(ObjectsTest, ManifestRoundTripAndDamage) {
+  Manifest in = SampleManifest();
+  std::string encoded = EncodeManifest(in);
+  Manifest out;
+  ASSERT_OK(DecodeManifest(encoded, &out));
+  EXPECT_EQ(out.size, in.size);
+  EXPECT_EQ(out.chunk_size, in.chunk_size);
+  EXPECT_EQ(out.chunks, in.chunks);
+  EXPECT_EQ(out.xattrs, in.xattrs);
+  ExpectPrefixesRejected<Manifest>(encoded, DecodeManifest);
+  // A chunk count that does not fit the size is malformed.
+  Manifest wrong = in;
+  wrong.chunks.pop_back();
+  EXPECT_CODE(DecodeManifest(EncodeManifest(wrong), &out), StatusCode::kCorruption);
+  Manifest zero_chunk = in;
+  zero_chunk.chunk_size = 0;
+  EXPECT_CODE(DecodeManifest(EncodeManifest(zero_chunk), &out), StatusCode::kCorruption);
+}
+
+Tree SampleTree() {
+  Tree t;
+  t.entries.push_back({"a-dir", FileType::kDirectory, 0755, 1, 2, 10, 0, IdOf("t")});
+  t.entries.push_back({"b-file", FileType::kRegular, 0644, 1, 2, -10, 12345, IdOf("f")});
+  t.entries.push_back({"c-link", FileType::kSymlink, 0777, 0, 0, 0, 3, IdOf("l")});
+  t.xattrs = {{"user.dir", "x"}};
+  return t;
+}
+
+TEST(ObjectsTest, TreeRoundTripAndDamage) {
+  Tree in = SampleTree();
+  std::string encoded = EncodeTree(in);
+  Tree out;
+  ASSERT_OK(DecodeTree(encoded, &out));
+  ASSERT_EQ(out.entries.size(), in.entries.size());
+  for (size_t i = 0; i < in.entries.size(); ++i) {
+    EXPECT_EQ(out.entries[i].name, in.entries[i].name);
+    EXPECT_EQ(out.entries[i].type, in.entries[i].type);
+    EXPECT_EQ(out.entries[i].mode, in.entries[i].mode);
+    EXPECT_EQ(out.entries[i].mtime, in.entries[i].mtime);
+    EXPECT_EQ(out.entries[i].size, in.entries[i].size);
+    EXPECT_EQ(out.entries[i].id, in.entries[i].id);
+  }
+  EXPECT_EQ(out.xattrs, in.xattrs);
+  ExpectPrefixesRejected<Tree>(encoded, DecodeTree);
+  // Entries out of order or duplicated would break lookups by binary search.
+  Tree unsorted = in;
+  std::swap(unsorted.entries[0], unsorted.entries[1]);
+  EXPECT_CODE(DecodeTree(EncodeTree(unsorted), &out), StatusCode::kCorruption);
+  Tree duplicate = in;
+  duplicate.entries[1].name = duplicate.entries[0].name;
+  EXPECT_CODE(DecodeTree(EncodeTree(duplicate), &out), StatusCode::kCorruption);
+}
+
+TEST(ObjectsTest, CommitRoundTripAndDamage) {
+  Commit in;
+  in.tree = IdOf("root");
+  in.root = {"", FileType::kDirectory, 0755, 0, 0, 5, 0, in.tree};
+  in.parents = {IdOf("p1"), IdOf("p2")};
+  in.time = 123;
+  in.branch = "main";
+  in.message = "why";
+  in.meta = {{"k", "v"}};
+  std::string encoded = EncodeCommit(in);
+  Commit out;
+  ASSERT_OK(DecodeCommit(encoded, &out));
+  EXPECT_EQ(out.tree, in.tree);
+  EXPECT_EQ(out.root.id, in.root.id);
+  EXPECT_EQ(out.parents, in.parents);
+  EXPECT_EQ(out.time, in.time);
+  EXPECT_EQ(out.branch, in.branch);
+  EXPECT_EQ(out.message, in.message);
+  EXPECT_EQ(out.meta, in.meta);
+  ExpectPrefixesRejected<Commit>(encoded, DecodeCommit);
+}
+
+TEST(ObjectsTest, ObjectIdCoversTypeAndPayload) {
+  EXPECT_EQ(ComputeObjectId(ObjectType::kChunk, "abc"), Sha256Of("cabc"));
+  EXPECT_NE(ComputeObjectId(ObjectType::kChunk, "abc"),
+            ComputeObjectId(ObjectType::kTree, "abc"));
+}
+
+class ObjectTableTest : public test::StoreTest {};
+
+TEST_F(ObjectTableTest, PutIsIdempotentAndGetVerifies) {
+  Txn txn;
+  ASSERT_OK(store().impl()->BeginTxn(&txn, true));
+  ObjectTable objects(&txn, store().impl()->dbs().objects);
+  const std::string text(10000, 'z');  // compressible
+  const std::string random = test::RandomBytes(1, 10000);
+  ASSIGN_OR_FAIL(ObjectId a, objects.Put(ObjectType::kChunk, text));
+  ASSIGN_OR_FAIL(ObjectId again, objects.Put(ObjectType::kChunk, text));
+  ASSIGN_OR_FAIL(ObjectId b, objects.Put(ObjectType::kChunk, random));
+  EXPECT_EQ(a, again);
+  ASSIGN_OR_FAIL(std::string got_a, objects.Get(a, ObjectType::kChunk));
+  ASSIGN_OR_FAIL(std::string got_b, objects.Get(b, ObjectType::kChunk));
+  EXPECT_EQ(got_a, text);
+  EXPECT_EQ(got_b, random);
+  ASSIGN_OR_FAIL(auto stored, txn.Get(store().impl()->dbs().objects, a.AsBytes()));
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_LT(stored->size(), text.size() / 10);  // stored compressed
+  EXPECT_CODE(objects.Get(a, ObjectType::kTree), StatusCode::kCorruption);
+  EXPECT_CODE(objects.Get(IdOf("absent"), ObjectType::kChunk), StatusCode::kNotFound);
+  EXPECT_CODE(objects.GetTree(a), StatusCode::kCorruption);
+  ASSIGN_OR_FAIL(bool has, objects.Contains(b));
+  EXPECT_TRUE(has);
+  // Empty payloads are legal objects.
+  ASSIGN_OR_FAIL(ObjectId empty, objects.Put(ObjectType::kChunk, ""));
+  ASSIGN_OR_FAIL(std::string got_empty, objects.Get(empty, ObjectType::kChunk));
+  EXPECT_EQ(got_empty, "");
+}
+
+TEST(VerifyStoredObjectTest, RejectsDamage) {
+  const std::string payload = "payload bytes";
+  const ObjectId id = ComputeObjectId(ObjectType::kChunk, payload);
+  ObjectType type;
+  std::string out;
+  const std::string good = std::string("c\x00", 2) + payload;
+  ASSERT_OK(VerifyStoredObject(id, good, &type, &out));
+  EXPECT_EQ(type, ObjectType::kChunk);
+  EXPECT_EQ(out, payload);
+  for (size_t n = 0; n < good.size(); ++n) {
+    EXPECT_CODE(VerifyStoredObject(id, good.substr(0, n), &type, &out),
+                StatusCode::kCorruption);
+  }
+  std::string flipped = good;
+  flipped[5] ^= 1;
+  EXPECT_CODE(VerifyStoredObject(id, flipped, &type, &out), StatusCode::kCorruption);
+  std::string retagged = good;
+  retagged[0] = 't';  // right bytes, wrong type: the id covers the type too
+  EXPECT_CODE(VerifyStoredObject(id, retagged, &type, &out), StatusCode::kCorruption);
+  std::string bad_encoding = good;
+  bad_encoding[1] = 7;
+  EXPECT_CODE(VerifyStoredObject(id, bad_encoding, &type, &out), StatusCode::kCorruption);
+}
+
+}  // namespace
+}  // namespace vexfs::internal
