@@ -3,7 +3,9 @@
 // tracking (a snapshot writes objects only for what changed, yet misses nothing).
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "test_util.h"
 #include "vexfs/store.h"
@@ -326,6 +328,91 @@ TEST_F(DirtyTrackingTest, EveryKindOfChangeReachesTheNextSnapshot) {
   EXPECT_CODE(view->Stat(PathOf(5, 0, 1)), StatusCode::kNotFound);
   ASSIGN_OR_FAIL(auto diff, store().Diff("base", "next"));
   EXPECT_EQ(diff.size(), 4u);  // xattr, mode, rename, removal (dir xattrs are not diffed)
+}
+
+// Each operation, alone after a snapshot left every directory clean, must dirty
+// the path to the root so the next snapshot records it.
+TEST_F(DirtyTrackingTest, EachOperationAloneReachesTheNextSnapshot) {
+  struct Op {
+    const char* what;
+    std::function<Status(TreeEditor&)> apply;
+    std::function<void(SnapshotView&)> check;
+  };
+  const std::string f3 = PathOf(3, 3, 3);
+  std::vector<Op> ops = {
+      {"unlink",
+       [](TreeEditor& ed) -> Status {
+         VEXFS_ASSIGN_OR_RETURN(uint64_t dir, ed.ResolvePath("t1/s1"));
+         return ed.Unlink(dir, "f5.txt");
+       },
+       [](SnapshotView& v) { EXPECT_CODE(v.Stat("t1/s1/f5.txt"), StatusCode::kNotFound); }},
+      {"mkdir",
+       [](TreeEditor& ed) -> Status {
+         VEXFS_ASSIGN_OR_RETURN(uint64_t dir, ed.ResolvePath("t2/s2"));
+         return ed.Mkdir(dir, "newdir", {}).status();
+       },
+       [](SnapshotView& v) { EXPECT_OK(v.Stat("t2/s2/newdir")); }},
+      {"rmdir",
+       [](TreeEditor& ed) -> Status {
+         VEXFS_ASSIGN_OR_RETURN(uint64_t dir, ed.ResolvePath("t2/s2"));
+         return ed.Rmdir(dir, "newdir");
+       },
+       [](SnapshotView& v) { EXPECT_CODE(v.Stat("t2/s2/newdir"), StatusCode::kNotFound); }},
+      {"symlink",
+       [](TreeEditor& ed) -> Status {
+         VEXFS_ASSIGN_OR_RETURN(uint64_t dir, ed.ResolvePath("t4/s0"));
+         return ed.Symlink(dir, "ln", "somewhere", {}).status();
+       },
+       [](SnapshotView& v) {
+         ASSIGN_OR_FAIL(std::string target, v.ReadLink("t4/s0/ln"));
+         EXPECT_EQ(target, "somewhere");
+       }},
+      {"link",
+       [f3](TreeEditor& ed) -> Status {
+         VEXFS_ASSIGN_OR_RETURN(uint64_t file, ed.ResolvePath(f3));
+         VEXFS_ASSIGN_OR_RETURN(uint64_t dir, ed.ResolvePath("t6/s2"));
+         return ed.Link(file, dir, "hard").status();
+       },
+       [f3](SnapshotView& v) {
+         ASSIGN_OR_FAIL(std::string data, v.ReadAll("t6/s2/hard"));
+         EXPECT_EQ(data, "content of " + f3);
+       }},
+      {"rename within a directory",
+       [](TreeEditor& ed) -> Status {
+         VEXFS_ASSIGN_OR_RETURN(uint64_t dir, ed.ResolvePath("t7/s3"));
+         return ed.Rename(dir, "f9.txt", dir, "renamed.txt");
+       },
+       [](SnapshotView& v) { EXPECT_OK(v.Stat("t7/s3/renamed.txt")); }},
+      {"truncate",
+       [](TreeEditor& ed) -> Status {
+         VEXFS_ASSIGN_OR_RETURN(uint64_t file, ed.ResolvePath("t0/s4/f4.txt"));
+         return ed.Truncate(file, 3);
+       },
+       [](SnapshotView& v) {
+         ASSIGN_OR_FAIL(std::string data, v.ReadAll("t0/s4/f4.txt"));
+         EXPECT_EQ(data, "con");
+       }},
+      {"directory mode",
+       [](TreeEditor& ed) -> Status {
+         VEXFS_ASSIGN_OR_RETURN(uint64_t dir, ed.ResolvePath("t5/s1"));
+         TreeEditor::AttrChange change;
+         change.mode = 0700;
+         return ed.SetAttr(dir, change).status();
+       },
+       [](SnapshotView& v) {
+         ASSIGN_OR_FAIL(Attributes a, v.Stat("t5/s1"));
+         EXPECT_EQ(a.mode, 0700u);
+       }},
+  };
+  int n = 0;
+  for (const Op& op : ops) {
+    SCOPED_TRACE(op.what);
+    ASSERT_OK(Edit(op.apply));
+    std::string name = "op" + std::to_string(n++);
+    ASSERT_OK(Snap(name));
+    ASSIGN_OR_FAIL(auto view, store().OpenSnapshot(name));
+    op.check(*view);
+  }
 }
 
 // A write found by inode must dirty every directory that links the file.
