@@ -31,10 +31,10 @@ Result<TreeEntry> ResolveEntry(const ObjectTable& objects, const ObjectId& commi
   cur.id = commit.tree;
   std::string walked;
   for (const std::string& part : parts) {
-    walked += "/" + part;
     if (cur.type != FileType::kDirectory) {
       return Status::NotDirectory("'" + walked + "' is not a directory in the snapshot");
     }
+    walked += (walked.empty() ? "" : "/") + part;
     VEXFS_ASSIGN_OR_RETURN(internal::Tree tree, objects.GetTree(cur.id));
     auto it = std::lower_bound(
         tree.entries.begin(), tree.entries.end(), part,

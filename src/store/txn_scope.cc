@@ -138,7 +138,7 @@ Result<uint64_t> TxnScope::Resolve(std::string_view path) {
   std::string walked;
   for (const std::string& part : parts) {
     VEXFS_ASSIGN_OR_RETURN(auto entry, FindEntry(ino, part));
-    walked += "/" + part;
+    walked += (walked.empty() ? "" : "/") + part;
     if (!entry) return Status::NotFound("'" + walked + "' does not exist");
     if (&part != &parts.back() && entry->type != FileType::kDirectory) {
       return Status::NotDirectory("'" + walked + "' is not a directory");

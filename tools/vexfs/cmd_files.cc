@@ -79,11 +79,9 @@ void AddCat(CLI::App& app, Context& ctx) {
   cmd->add_option("STORE_PATH", args->path, "File in the store")->required();
   AddViewOptions(cmd, args.get());
   cmd->callback([&ctx, args] {
-    auto store = ctx.OpenStore();
-    if (!store) return;
-    auto view = OpenTreeView(*store, args->at, args->branch);
-    if (!view.ok()) return (void)ctx.Fail(view.status());
-    auto data = (*view)->ReadAll(args->path);
+    OpenedView view = OpenViewOrFail(ctx, args->at, args->branch);
+    if (!view.view) return;
+    auto data = view.view->ReadAll(args->path);
     if (!data.ok()) return (void)ctx.Fail(data.status());
     std::cout.write(data->data(), static_cast<std::streamsize>(data->size()));
     std::cout.flush();
@@ -133,11 +131,9 @@ void AddLs(CLI::App& app, Context& ctx) {
   cmd->add_flag("-l,--long", args->long_format, "Show mode, size and modification time");
   AddViewOptions(cmd, args.get());
   cmd->callback([&ctx, args] {
-    auto store = ctx.OpenStore();
-    if (!store) return;
-    auto view = OpenTreeView(*store, args->at, args->branch);
-    if (!view.ok()) return (void)ctx.Fail(view.status());
-    auto attr = (*view)->Stat(args->path);
+    OpenedView view = OpenViewOrFail(ctx, args->at, args->branch);
+    if (!view.view) return;
+    auto attr = view.view->Stat(args->path);
     if (!attr.ok()) return (void)ctx.Fail(attr.status());
     nlohmann::json out = nlohmann::json::array();
     if (attr->type != FileType::kDirectory) {
@@ -146,7 +142,7 @@ void AddLs(CLI::App& app, Context& ctx) {
       out.push_back(j);
       if (!ctx.global.json) PrintEntryText(args->path, *attr, args->long_format);
     } else {
-      Status st = ListInto(**view, args->path, "", args->recursive, &out, ctx.global.json,
+      Status st = ListInto(*view.view, args->path, "", args->recursive, &out, ctx.global.json,
                            args->long_format);
       if (!st.ok()) return (void)ctx.Fail(st);
     }
@@ -160,13 +156,11 @@ void AddStat(CLI::App& app, Context& ctx) {
   cmd->add_option("STORE_PATH", args->path, "Path in the store")->required();
   AddViewOptions(cmd, args.get());
   cmd->callback([&ctx, args] {
-    auto store = ctx.OpenStore();
-    if (!store) return;
-    auto view = OpenTreeView(*store, args->at, args->branch);
-    if (!view.ok()) return (void)ctx.Fail(view.status());
-    auto attr = (*view)->Stat(args->path);
+    OpenedView view = OpenViewOrFail(ctx, args->at, args->branch);
+    if (!view.view) return;
+    auto attr = view.view->Stat(args->path);
     if (!attr.ok()) return (void)ctx.Fail(attr.status());
-    auto xattrs = (*view)->Xattrs(args->path);
+    auto xattrs = view.view->Xattrs(args->path);
     if (!xattrs.ok()) return (void)ctx.Fail(xattrs.status());
     if (ctx.global.json) {
       nlohmann::json j = AttributesJson(*attr);

@@ -311,15 +311,10 @@ void AddPutGetCommands(CLI::App& app, Context& ctx) {
   get->add_option("--at", get_args->at, "Read from this snapshot instead of the working tree");
   get->add_option("--branch", get_args->branch, "Branch to read (default: current)");
   get->callback([&ctx, get_args] {
-    auto store = ctx.OpenStore();
-    if (!store) return;
-    auto view = OpenTreeView(*store, get_args->at, get_args->branch);
-    if (!view.ok()) {
-      ctx.Fail(view.status());
-      return;
-    }
+    OpenedView view = OpenViewOrFail(ctx, get_args->at, get_args->branch);
+    if (!view.view) return;
     uint64_t files = 0;
-    Status st = GetTree(**view, get_args->path, get_args->local, &files);
+    Status st = GetTree(*view.view, get_args->path, get_args->local, &files);
     if (!st.ok()) ctx.Fail(st);
   });
 }

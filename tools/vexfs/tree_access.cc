@@ -15,6 +15,19 @@ Result<std::unique_ptr<TreeView>> OpenTreeView(Store& store, const std::string& 
   return std::unique_ptr<TreeView>(std::move(tree));
 }
 
+OpenedView OpenViewOrFail(Context& ctx, const std::string& at, const std::string& branch) {
+  OpenedView opened;
+  opened.store = ctx.OpenStore();
+  if (!opened.store) return opened;
+  auto view = OpenTreeView(*opened.store, at, branch);
+  if (!view.ok()) {
+    ctx.Fail(view.status());
+    return opened;
+  }
+  opened.view = std::move(view).value();
+  return opened;
+}
+
 Result<ParentAndName> SplitParent(const std::string& path) {
   VEXFS_ASSIGN_OR_RETURN(auto parts, SplitStorePath(path));
   ParentAndName out;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "cli.h"
 #include "vexfs/store.h"
 
 namespace vexfs::cli {
@@ -14,6 +15,15 @@ namespace vexfs::cli {
 // current).
 Result<std::unique_ptr<TreeView>> OpenTreeView(Store& store, const std::string& at,
                                                const std::string& branch);
+
+// A store opened for a read command, with the tree it reads. The view points
+// into the store, so both travel together. `view` is null when opening either
+// failed; the error has then been reported through `ctx`.
+struct OpenedView {
+  std::unique_ptr<Store> store;
+  std::unique_ptr<TreeView> view;
+};
+OpenedView OpenViewOrFail(Context& ctx, const std::string& at, const std::string& branch);
 
 struct ParentAndName {
   std::string parent;  // "" for the root
