@@ -129,6 +129,16 @@ Result<uint32_t> AllocateBranchId(Txn* txn, const internal::Databases& dbs) {
   return id;
 }
 
+// A failed Create leaves the directory as empty as it found it, so the same
+// path can be initialised again once the cause (say, a full disk) is gone.
+void RemoveUnfinishedStore(StoreImpl* impl) {
+  impl->lmdb().Close();
+  for (const char* name : {"VEXFS", "VEXFS.tmp", "data.mdb", "lock.mdb"}) {
+    std::error_code ignored;
+    std::filesystem::remove(std::filesystem::path(impl->path()) / name, ignored);
+  }
+}
+
 }  // namespace
 
 const char* DiffKindName(DiffEntry::Kind kind) {
@@ -161,11 +171,14 @@ Result<std::unique_ptr<Store>> Store::Create(const std::string& path,
   internal::StoreConfig config;
   config.map_size = options.map_size ? options.map_size : kDefaultMapSize;
   auto impl = std::make_unique<StoreImpl>(path, options);
-  VEXFS_RETURN_IF_ERROR(
-      impl->lmdb().Open(path, config.map_size, options.sync_on_commit, options.read_only));
-  VEXFS_RETURN_IF_ERROR(InitializeStore(impl.get()));
+  Status st = impl->lmdb().Open(path, config.map_size, options.sync_on_commit, options.read_only);
+  if (st.ok()) st = InitializeStore(impl.get());
   // The marker comes last: a directory without it is not (yet) a store.
-  VEXFS_RETURN_IF_ERROR(internal::WriteStoreConfig(path, config));
+  if (st.ok()) st = internal::WriteStoreConfig(path, config);
+  if (!st.ok()) {
+    RemoveUnfinishedStore(impl.get());
+    return st;
+  }
   return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 

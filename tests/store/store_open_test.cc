@@ -53,6 +53,21 @@ TEST(StoreOpenTest, CreateInNonEmptyDirectoryIsRefused) {
   EXPECT_EQ(text, "do not touch");
 }
 
+// A Create that fails (here: a map too small to hold even an empty store) must
+// leave nothing behind, so the same path can be initialised once the cause is gone.
+TEST(StoreOpenTest, FailedCreateLeavesThePathReusable) {
+  TempDir dir;
+  std::string path = dir.Sub("store");
+  StoreOptions tiny = test::FastOptions();
+  tiny.map_size = 1024;
+  auto failed = Store::Create(path, tiny);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_CODE(Store::Open(path, test::FastOptions()), StatusCode::kNotFound);
+  auto retry = Store::Create(path, test::FastOptions());
+  ASSERT_OK(retry);
+  EXPECT_OK((*retry)->CurrentBranch());
+}
+
 TEST(StoreOpenTest, CreateMakesMissingParents) {
   TempDir dir;
   std::string path = dir.Sub("a/b/c/store");
