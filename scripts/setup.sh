@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   liblmdb-dev lmdb-utils
-  libssl-dev libzstd-dev libxxhash-dev
+  libssl-dev libzstd-dev libxxhash-dev libfaiss-dev
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   util-linux

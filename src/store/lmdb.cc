@@ -86,7 +86,7 @@ Status LmdbEnv::Open(const std::string& dir, uint64_t map_size, bool sync, bool 
   Close();
   read_only_ = read_only;
   VEXFS_RETURN_IF_ERROR(LmdbStatus(mdb_env_create(&env_), "create LMDB environment"));
-  VEXFS_RETURN_IF_ERROR(LmdbStatus(mdb_env_set_maxdbs(env_, 16), "set LMDB max dbs"));
+  VEXFS_RETURN_IF_ERROR(LmdbStatus(mdb_env_set_maxdbs(env_, 32), "set LMDB max dbs"));
   VEXFS_RETURN_IF_ERROR(LmdbStatus(mdb_env_set_maxreaders(env_, 1024), "set LMDB readers"));
   VEXFS_RETURN_IF_ERROR(
       LmdbStatus(mdb_env_set_mapsize(env_, map_size), "set LMDB map size"));
@@ -116,7 +116,10 @@ Status LmdbEnv::OpenDatabases() {
   } names[] = {{"meta", &dbs_.meta},       {"objects", &dbs_.objects},
                {"refs", &dbs_.refs},       {"inodes", &dbs_.inodes},
                {"dirents", &dbs_.dirents}, {"chunks", &dbs_.chunks},
-               {"xattrs", &dbs_.xattrs}};
+               {"xattrs", &dbs_.xattrs},   {"ix_queue", &dbs_.ix_queue},
+               {"ix_files", &dbs_.ix_files}, {"ix_models", &dbs_.ix_models},
+               {"ix_passages", &dbs_.ix_passages}, {"ix_vectors", &dbs_.ix_vectors},
+               {"ix_vector_keys", &dbs_.ix_vector_keys}};
   for (const Named& n : names) {
     int rc = mdb_dbi_open(txn.raw(), n.name, create, n.dbi);
     if (rc != MDB_SUCCESS) {

@@ -26,6 +26,13 @@ struct Databases {
   MDB_dbi dirents = 0;   // (branch, parent ino, name) -> child ino
   MDB_dbi chunks = 0;    // (branch, ino, chunk index) -> ObjectId
   MDB_dbi xattrs = 0;    // (branch, ino, name) -> value
+  // The search index (src/index/, docs/search.md).
+  MDB_dbi ix_queue = 0;        // files, branches and snapshots waiting to be indexed
+  MDB_dbi ix_files = 0;        // (branch, ino) -> manifest id + ctime it was indexed at
+  MDB_dbi ix_models = 0;       // embedding model registry
+  MDB_dbi ix_passages = 0;     // (model, manifest id) -> passages with their vector ids
+  MDB_dbi ix_vectors = 0;      // (model, vector id) -> passage hash + floats: the insert log
+  MDB_dbi ix_vector_keys = 0;  // (model, passage hash) -> vector id
 };
 
 class LmdbEnv {

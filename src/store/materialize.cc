@@ -3,6 +3,8 @@
 // is copied: the working tree references the snapshot's chunks.
 #include "store/store_impl.h"
 
+#include "store/index_queue.h"
+
 namespace vexfs::internal {
 namespace {
 
@@ -70,7 +72,7 @@ Status MaterializeDir(TxnScope* scope, uint64_t ino, InodeRecord* rec, const Obj
 
 Status ClearWorkingTree(Txn* txn, const Databases& dbs, uint32_t id) {
   std::string prefix = BranchPrefix(id);
-  for (MDB_dbi dbi : {dbs.inodes, dbs.dirents, dbs.chunks, dbs.xattrs}) {
+  for (MDB_dbi dbi : {dbs.inodes, dbs.dirents, dbs.chunks, dbs.xattrs, dbs.ix_files}) {
     VEXFS_RETURN_IF_ERROR(DeletePrefix(txn, dbi, prefix));
   }
   return Status::Ok();
@@ -79,12 +81,15 @@ Status ClearWorkingTree(Txn* txn, const Databases& dbs, uint32_t id) {
 Status CopyWorkingTree(Txn* txn, const Databases& dbs, uint32_t from, uint32_t to) {
   std::string from_prefix = BranchPrefix(from);
   std::string to_prefix = BranchPrefix(to);
-  for (MDB_dbi dbi : {dbs.inodes, dbs.dirents, dbs.chunks, dbs.xattrs}) {
+  // Indexed-file records are copied too, so the copy is searchable at once.
+  for (MDB_dbi dbi : {dbs.inodes, dbs.dirents, dbs.chunks, dbs.xattrs, dbs.ix_files}) {
     VEXFS_ASSIGN_OR_RETURN(auto rows, ScanPrefix(*txn, dbi, from_prefix));
     for (const auto& [key, value] : rows) {
       VEXFS_RETURN_IF_ERROR(txn->Put(dbi, to_prefix + key.substr(from_prefix.size()), value));
     }
   }
+  VEXFS_ASSIGN_OR_RETURN(bool pending, BranchHasPendingWork(*txn, dbs, from));
+  if (pending) return EnqueueBranch(txn, dbs, to);
   return Status::Ok();
 }
 
@@ -95,6 +100,7 @@ Status MaterializeTree(TxnScope* scope, const Commit& commit) {
   root.type = FileType::kDirectory;
   root.cached = commit.tree;
   VEXFS_RETURN_IF_ERROR(MaterializeDir(scope, kRootIno, &root, commit.tree, now, 0));
+  VEXFS_RETURN_IF_ERROR(EnqueueBranch(&scope->txn(), scope->dbs(), scope->branch_id()));
   return scope->SaveInode(kRootIno, root);
 }
 

@@ -11,6 +11,7 @@
 
 #include "common/coding.h"
 #include "common/names.h"
+#include "store/index_queue.h"
 #include "store/store_config.h"
 #include "store/store_impl.h"
 
@@ -296,6 +297,11 @@ Result<CommitInfo> Store::CreateSnapshot(std::string_view name, std::string_view
   VEXFS_ASSIGN_OR_RETURN(ObjectId id, scope.objects().Put(internal::ObjectType::kCommit,
                                                           internal::EncodeCommit(commit)));
   VEXFS_RETURN_IF_ERROR(scope.txn().Put(scope.dbs().refs, internal::SnapshotRef(name), id.AsBytes()));
+  // Content not yet indexed could change before the indexer reads it; the snapshot
+  // is queued so that its own content gets indexed.
+  VEXFS_ASSIGN_OR_RETURN(bool pending, internal::BranchHasPendingWork(scope.txn(), scope.dbs(),
+                                                                      scope.branch_id()));
+  if (pending) VEXFS_RETURN_IF_ERROR(internal::EnqueueCommit(&scope.txn(), scope.dbs(), id));
   scope.branch().head = id;
   scope.MarkBranchChanged();
   VEXFS_ASSIGN_OR_RETURN(CommitInfo info, MakeCommitInfo(&scope, id, {}));

@@ -285,11 +285,13 @@ Status TreeEditor::SetXattr(uint64_t ino, std::string_view name, std::string_vie
 
 Status TreeEditor::RemoveXattr(uint64_t ino, std::string_view name) {
   VEXFS_RETURN_IF_ERROR(ValidateXattrName(name));
-  VEXFS_RETURN_IF_ERROR(scope_->LoadInode(ino).status());
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope_->LoadInode(ino));
   VEXFS_ASSIGN_OR_RETURN(
       bool deleted, scope_->txn().Delete(scope_->dbs().xattrs,
                                          internal::XattrKey(scope_->branch_id(), ino, name)));
   if (!deleted) return Status::NotFound("xattr " + Quoted(name) + " not set");
+  rec.ctime = NowNs();
+  VEXFS_RETURN_IF_ERROR(scope_->SaveInode(ino, rec));
   return scope_->MarkDirty(ino);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/names.h"
+#include "store/index_queue.h"
 #include "store/store_impl.h"
 
 namespace vexfs::internal {
@@ -65,6 +66,8 @@ Status TxnScope::DeleteInode(uint64_t ino) {
   VEXFS_RETURN_IF_ERROR(DeletePrefix(&txn_, dbs().xattrs, XattrPrefix(branch_.id, ino)));
   VEXFS_ASSIGN_OR_RETURN(bool deleted, txn_.Delete(dbs().inodes, InodeKey(branch_.id, ino)));
   (void)deleted;
+  // The file leaves search at once; no indexing pass is needed for that.
+  VEXFS_ASSIGN_OR_RETURN(deleted, txn_.Delete(dbs().ix_files, IndexedFileKey(branch_.id, ino)));
   return Status::Ok();
 }
 
@@ -75,6 +78,10 @@ Status TxnScope::MarkDirty(uint64_t ino) {
     uint64_t cur = pending.back();
     pending.pop_back();
     VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, LoadInode(cur));
+    // A changed file is queued for indexing even when it was already dirty.
+    if (cur == ino && rec.type == FileType::kRegular) {
+      VEXFS_RETURN_IF_ERROR(EnqueueFile(&txn_, dbs(), branch_.id, ino));
+    }
     if (rec.dirty) continue;
     rec.dirty = true;
     VEXFS_RETURN_IF_ERROR(SaveInode(cur, rec));

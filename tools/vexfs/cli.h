@@ -78,6 +78,7 @@ void AddFileCommands(CLI::App& app, Context& ctx);     // cmd_files.cc
 void AddPutGetCommands(CLI::App& app, Context& ctx);   // cmd_put_get.cc
 void AddVersionCommands(CLI::App& app, Context& ctx);  // cmd_versions.cc
 void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cmd_maintenance.cc
+void AddSearchCommands(CLI::App& app, Context& ctx);       // cmd_search.cc
 
 }  // namespace vexfs::cli
 

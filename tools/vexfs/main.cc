@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   AddFileCommands(app, ctx);
   AddVersionCommands(app, ctx);
   AddMaintenanceCommands(app, ctx);
+  AddSearchCommands(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,139 @@
+// VexFS search: find files by meaning, in a branch's working tree or any snapshot.
+//
+// What it guarantees
+// - Every change to a file is queued for indexing in the same transaction as the
+//   change, so no crash loses indexing work. Indexing (splitting into passages,
+//   embedding) runs off the write path: by Wait(), by a background thread
+//   (StartBackground()), or by whoever calls Wait() next.
+// - A passage is embedded once per model, whatever number of files, branches and
+//   snapshots contain it (vectors are keyed by model and passage content hash).
+// - A search sees exactly the files of its view that pass its filters: vectors of
+//   other views or of failing files are excluded while searching, so k results
+//   come back whenever k matching files (or passages) are indexed.
+// - The FAISS files under <store>/index/ are a cache; deleting or damaging them
+//   changes no answer (they are rebuilt from the vector log in LMDB).
+//
+// What it does not guarantee
+// - Search by the built-in "hash" embedder is lexical: it matches shared words,
+//   word pairs and word fragments, not synonyms (docs/search.md).
+// - Files changed since they were last indexed are not searchable until the
+//   indexer reaches them (SearchResult::unindexed_files counts them).
+// - Only the first 8 MiB of a file version is indexed.
+//
+// Thread-safety: an Index may be used from many threads at once.
+#ifndef VEXFS_INDEX_H_
+#define VEXFS_INDEX_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vexfs/status.h"
+#include "vexfs/store.h"
+#include "vexfs/types.h"
+
+namespace vexfs {
+
+namespace index {
+class IndexImpl;
+}
+
+struct IndexOptions {
+  // Embedder for text: "" uses the store's setting (SetEmbedder), "hash" unless set.
+  std::string embedder;
+  // HNSW graph degree, build and default search beam widths.
+  int hnsw_m = 32;
+  int hnsw_ef_construction = 80;
+  int hnsw_ef_search = 64;
+  // Views or filters leaving at most this many vectors visible are scanned
+  // exactly instead of searched through the HNSW graph.
+  uint64_t exact_max_visible = 20000;
+};
+
+struct SearchRequest {
+  std::string query;          // text, embedded by the embedder of `model`
+  std::vector<float> vector;  // or a ready query vector (needed for supplied models)
+  std::string model;          // "" = the text embedder's model
+  size_t k = 10;              // 1..10000
+  std::string snapshot;       // search this snapshot (name or commit id) ...
+  std::string branch;         // ... or this branch's working tree ("" = current)
+  std::string under;          // only paths equal to or below this one
+  std::map<std::string, std::string> where;  // metadata KEY=VALUE, all must match
+  std::optional<TimeNs> modified_after;      // mtime >= this
+  std::optional<TimeNs> modified_before;     // mtime < this
+  bool passages = false;      // every matching passage, not the best one per file
+};
+
+struct SearchHit {
+  std::string path;
+  uint64_t offset = 0;  // the passage's byte range in the file
+  uint64_t length = 0;
+  float score = 0;      // higher is better (inner product, or -squared L2)
+  std::string snippet;  // the passage's start, whitespace collapsed
+};
+
+struct SearchResult {
+  std::vector<SearchHit> hits;
+  std::string model;
+  std::string method;              // "exact" or "hnsw"
+  uint64_t visible_vectors = 0;    // vectors that passed view and filters
+  uint64_t unindexed_files = 0;    // files of the view not yet indexed
+};
+
+struct ModelStatus {
+  std::string name;
+  uint32_t dim = 0;
+  std::string metric;   // "ip" or "l2"
+  std::string kind;     // "embedded" or "supplied"
+  std::string fingerprint;
+  uint64_t vectors = 0;
+};
+
+struct IndexStatus {
+  uint64_t queued = 0;   // queue entries waiting
+  std::string embedder;  // the text embedder in use
+  std::vector<ModelStatus> models;
+};
+
+// Metadata KEY=VALUE set on a file lives in this xattr ("user.vexfs.meta.KEY").
+std::string MetaXattrName(std::string_view key);
+
+class Index {
+ public:
+  static Result<std::unique_ptr<Index>> Open(Store* store, const IndexOptions& options = {});
+  ~Index();
+  Index(const Index&) = delete;
+  Index& operator=(const Index&) = delete;
+
+  // Chooses the text embedder recorded in the store ("hash", "hash:DIM").
+  static Status SetEmbedder(Store* store, std::string_view spec);
+
+  Result<IndexStatus> GetStatus();
+  // Indexes until the queue is empty. Embedder errors stop it; the work stays queued.
+  Status Wait(const ProgressFn& progress = nullptr);
+  // Starts (or stops) a thread that indexes whenever the queue is not empty.
+  void StartBackground();
+  void StopBackground();
+  // Drops the ANN checkpoints and rebuilds them from the vector log.
+  Status Rebuild(const ProgressFn& progress = nullptr);
+
+  Result<SearchResult> Search(const SearchRequest& request);
+
+  // Agent-supplied vector for the file at `path` of `branch` ("" = current): the
+  // whole file, or the byte range [offset, offset+length). Registers the model on
+  // first use; later uses must agree on dimension. kInvalidArgument on a wrong
+  // dimension, NaN or infinity; nothing is written then.
+  Status SetVector(std::string_view path, std::string_view model, const std::vector<float>& values,
+                   std::string_view branch = "", std::optional<std::pair<uint64_t, uint64_t>> range = {});
+
+ private:
+  explicit Index(std::unique_ptr<index::IndexImpl> impl);
+  std::unique_ptr<index::IndexImpl> impl_;
+};
+
+}  // namespace vexfs
+
+#endif  // VEXFS_INDEX_H_

@@ -1,0 +1,26 @@
+// Embedder specs.
+#include "index/embedder_factory.h"
+
+#include <charconv>
+
+#include "index/hash_embedder.h"
+
+namespace vexfs::index {
+
+Result<std::unique_ptr<Embedder>> MakeEmbedder(std::string_view spec) {
+  if (spec == "hash") return MakeHashEmbedder();
+  if (spec.starts_with("hash:")) {
+    std::string_view digits = spec.substr(5);
+    uint32_t dim = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), dim);
+    if (ec != std::errc() || end != digits.data() + digits.size() || dim < 16 || dim > 4096) {
+      return Status::InvalidArgument("embedder 'hash:DIM' needs a dimension of 16-4096, not '" +
+                                     std::string(digits) + "'");
+    }
+    return MakeHashEmbedder(dim);
+  }
+  return Status::InvalidArgument("unknown embedder '" + std::string(spec) +
+                                 "' (known: hash, hash:DIM)");
+}
+
+}  // namespace vexfs::index

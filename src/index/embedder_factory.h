@@ -1,0 +1,19 @@
+// Turning an embedder spec ("hash", "hash:DIM") into an Embedder.
+#ifndef VEXFS_INDEX_EMBEDDER_FACTORY_H_
+#define VEXFS_INDEX_EMBEDDER_FACTORY_H_
+
+#include <memory>
+#include <string_view>
+
+#include "index/embedder.h"
+
+namespace vexfs::index {
+
+inline constexpr std::string_view kDefaultEmbedderSpec = "hash";
+
+// kInvalidArgument naming the problem for an unknown or malformed spec.
+Result<std::unique_ptr<Embedder>> MakeEmbedder(std::string_view spec);
+
+}  // namespace vexfs::index
+
+#endif  // VEXFS_INDEX_EMBEDDER_FACTORY_H_

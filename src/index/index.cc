@@ -1,0 +1,366 @@
+// The public search API: embedder choice, indexing, cached view catalogs and
+// lazily loaded ANN indexes, tied together.
+#include "vexfs/index.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <list>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
+
+#include "common/sha256.h"
+#include "index/embedder_factory.h"
+#include "index/indexer.h"
+#include "index/model_registry.h"
+#include "index/searcher.h"
+#include "index/vector_index.h"
+#include "index/vector_log.h"
+#include "index/view_catalog.h"
+#include "store/index_queue.h"
+#include "store/store_impl.h"
+
+namespace vexfs {
+
+std::string MetaXattrName(std::string_view key) { return "user.vexfs.meta." + std::string(key); }
+
+namespace index {
+namespace {
+
+constexpr size_t kMaxK = 10000;
+constexpr size_t kCachedCatalogs = 4;
+constexpr std::string_view kEmbedderKey = "ix_embedder";
+
+Result<std::string> StoredEmbedderSpec(internal::StoreImpl* impl) {
+  internal::Txn txn;
+  VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(impl->dbs().meta, kEmbedderKey));
+  return raw ? std::string(*raw) : std::string(kDefaultEmbedderSpec);
+}
+
+uint64_t LastTxnId(internal::StoreImpl* impl) {
+  MDB_envinfo info;
+  mdb_env_info(impl->lmdb().env(), &info);
+  return info.me_last_txnid;
+}
+
+Status ValidateRequest(const SearchRequest& r) {
+  if (r.query.empty() && r.vector.empty()) {
+    return Status::InvalidArgument("the query is empty: give text or a vector");
+  }
+  if (r.k == 0 || r.k > kMaxK) {
+    return Status::InvalidArgument("k must be 1-" + std::to_string(kMaxK) + ", not " +
+                                   std::to_string(r.k));
+  }
+  if (!r.snapshot.empty() && !r.branch.empty()) {
+    return Status::InvalidArgument("search a snapshot or a branch, not both");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+class IndexImpl {
+ public:
+  IndexImpl(Store* store, IndexOptions options, std::unique_ptr<Embedder> embedder,
+            std::string spec)
+      : store_(store), impl_(store->impl()), options_(std::move(options)),
+        embedder_(std::move(embedder)), spec_(std::move(spec)) {}
+  ~IndexImpl() { StopBackground(); }
+
+  Result<IndexStatus> GetStatus();
+  Status Wait(const ProgressFn& progress);
+  void StartBackground();
+  void StopBackground();
+  Status Rebuild(const ProgressFn& progress);
+  Result<SearchResult> Search(const SearchRequest& request);
+  Status SetVector(std::string_view path, std::string_view model, const std::vector<float>& values,
+                   std::string_view branch, std::optional<std::pair<uint64_t, uint64_t>> range);
+
+ private:
+  struct CachedCatalog {
+    std::string key;
+    std::shared_ptr<const ViewCatalog> catalog;
+  };
+
+  Result<ModelRecord> ResolveModel(const SearchRequest& request);
+  Result<std::vector<float>> QueryVector(const SearchRequest& request, const ModelRecord& model);
+  Result<std::shared_ptr<const ViewCatalog>> Catalog(const SearchRequest& request,
+                                                     const ModelRecord& model);
+  Result<const VectorIndex*> AnnIndex(const ModelRecord& model);
+  std::string IndexDir() const { return store_->path() + "/index"; }
+
+  Store* store_;
+  internal::StoreImpl* impl_;
+  IndexOptions options_;
+  std::mutex embed_mu_;  // guards embedder_ (one user at a time)
+  std::unique_ptr<Embedder> embedder_;
+  std::string spec_;
+
+  std::mutex cache_mu_;  // guards catalogs_
+  std::list<CachedCatalog> catalogs_;  // most recent first
+
+  std::shared_mutex ann_mu_;  // exclusive to load or catch up, shared to search
+  std::map<uint32_t, std::unique_ptr<VectorIndex>> ann_;
+
+  std::mutex bg_mu_;
+  std::condition_variable bg_cv_;
+  bool bg_stop_ = false;
+  std::thread bg_thread_;
+};
+
+Result<IndexStatus> IndexImpl::GetStatus() {
+  internal::Txn txn;
+  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  IndexStatus status;
+  status.embedder = spec_;
+  VEXFS_ASSIGN_OR_RETURN(status.queued, internal::QueueLength(txn, impl_->dbs()));
+  VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(txn, impl_->dbs()));
+  for (const ModelRecord& m : models) {
+    status.models.push_back({m.info.name, m.info.dim, MetricName(m.info.metric),
+                             m.kind == ModelKind::kSupplied ? "supplied" : "embedded",
+                             m.info.fingerprint, m.next_vector});
+  }
+  return status;
+}
+
+Status IndexImpl::Wait(const ProgressFn& progress) {
+  std::lock_guard lock(embed_mu_);
+  Indexer indexer(impl_, embedder_.get());
+  return indexer.Drain(progress);
+}
+
+void IndexImpl::StartBackground() {
+  std::lock_guard lock(bg_mu_);
+  if (bg_thread_.joinable()) return;
+  bg_stop_ = false;
+  bg_thread_ = std::thread([this] {
+    std::unique_lock lock(bg_mu_);
+    while (!bg_stop_) {
+      lock.unlock();
+      Status st = Wait(nullptr);  // errors stay queued; retried on the next round
+      (void)st;
+      lock.lock();
+      bg_cv_.wait_for(lock, std::chrono::milliseconds(200), [this] { return bg_stop_; });
+    }
+  });
+}
+
+void IndexImpl::StopBackground() {
+  {
+    std::lock_guard lock(bg_mu_);
+    bg_stop_ = true;
+  }
+  bg_cv_.notify_all();
+  if (bg_thread_.joinable()) bg_thread_.join();
+}
+
+Status IndexImpl::Rebuild(const ProgressFn& progress) {
+  std::unique_lock lock(ann_mu_);
+  ann_.clear();
+  internal::Txn txn;
+  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(txn, impl_->dbs()));
+  txn.Abort();
+  for (const ModelRecord& m : models) {
+    std::filesystem::remove(VectorIndex::DataPath(IndexDir(), m.id));
+    std::filesystem::remove(VectorIndex::MetaPath(IndexDir(), m.id));
+    HnswParams params{options_.hnsw_m, options_.hnsw_ef_construction, options_.hnsw_ef_search};
+    VEXFS_ASSIGN_OR_RETURN(auto ann, VectorIndex::Open(impl_, m, IndexDir(), params, progress));
+    VEXFS_RETURN_IF_ERROR(ann->SaveCheckpoint());
+    ann_[m.id] = std::move(ann);
+  }
+  return Status::Ok();
+}
+
+Result<ModelRecord> IndexImpl::ResolveModel(const SearchRequest& request) {
+  std::string name = request.model.empty() ? embedder_->info().name : request.model;
+  internal::Txn txn;
+  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, impl_->dbs(), name));
+  if (model) return *model;
+  if (request.model.empty()) {  // nothing indexed yet: an empty model answers nothing
+    ModelRecord empty;
+    empty.info = embedder_->info();
+    return empty;
+  }
+  return Status::NotFound("model '" + name + "' is not registered in this store");
+}
+
+Result<std::vector<float>> IndexImpl::QueryVector(const SearchRequest& request,
+                                                  const ModelRecord& model) {
+  if (!request.vector.empty()) {
+    VEXFS_RETURN_IF_ERROR(ValidateVector(model.info, request.vector.data(), request.vector.size())
+                              .WithContext("query vector"));
+    return request.vector;
+  }
+  if (model.kind == ModelKind::kSupplied || model.info.name != embedder_->info().name ||
+      model.info.fingerprint != embedder_->info().fingerprint) {
+    return Status::InvalidArgument("model '" + model.info.name + "' was not made by the text "
+                                   "embedder in use ('" + embedder_->info().name +
+                                   "'): give a query vector of dimension " +
+                                   std::to_string(model.info.dim));
+  }
+  std::vector<float> out;
+  std::lock_guard lock(embed_mu_);
+  VEXFS_RETURN_IF_ERROR(embedder_->Embed({request.query}, &out).WithContext("embed the query"));
+  VEXFS_RETURN_IF_ERROR(ValidateVector(model.info, out.data(), out.size())
+                            .WithContext("embedder '" + model.info.name + "'"));
+  return out;
+}
+
+Result<std::shared_ptr<const ViewCatalog>> IndexImpl::Catalog(const SearchRequest& request,
+                                                              const ModelRecord& model) {
+  std::string key;
+  std::optional<ObjectId> commit;
+  if (!request.snapshot.empty()) {
+    internal::Txn txn;
+    VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+    VEXFS_ASSIGN_OR_RETURN(commit, internal::ResolveCommit(txn, impl_->dbs(), request.snapshot));
+    VEXFS_ASSIGN_OR_RETURN(uint64_t gen, ReadIndexGeneration(txn, impl_->dbs()));
+    key = "s" + commit->ToHex() + ":" + std::to_string(gen);
+  } else {
+    // Any committed write may change a working tree: key on the last transaction.
+    key = "w" + request.branch + ":" + std::to_string(LastTxnId(impl_));
+  }
+  key += ":" + std::to_string(model.id);
+  {
+    std::lock_guard lock(cache_mu_);
+    for (auto it = catalogs_.begin(); it != catalogs_.end(); ++it) {
+      if (it->key != key) continue;
+      catalogs_.splice(catalogs_.begin(), catalogs_, it);
+      return catalogs_.front().catalog;
+    }
+  }
+  ViewCatalog built;
+  if (commit) {
+    VEXFS_ASSIGN_OR_RETURN(built, BuildSnapshotCatalog(impl_, *commit, model));
+  } else {
+    VEXFS_ASSIGN_OR_RETURN(built, BuildWorkingCatalog(impl_, request.branch, model));
+  }
+  auto shared = std::make_shared<const ViewCatalog>(std::move(built));
+  std::lock_guard lock(cache_mu_);
+  catalogs_.push_front({key, shared});
+  if (catalogs_.size() > kCachedCatalogs) catalogs_.pop_back();
+  return shared;
+}
+
+Result<const VectorIndex*> IndexImpl::AnnIndex(const ModelRecord& model) {
+  // Called with ann_mu_ held exclusively by Search() when loading is needed.
+  auto it = ann_.find(model.id);
+  if (it == ann_.end()) {
+    HnswParams params{options_.hnsw_m, options_.hnsw_ef_construction, options_.hnsw_ef_search};
+    VEXFS_ASSIGN_OR_RETURN(auto ann, VectorIndex::Open(impl_, model, IndexDir(), params));
+    it = ann_.emplace(model.id, std::move(ann)).first;
+  } else {
+    VEXFS_RETURN_IF_ERROR(it->second->CatchUp());
+  }
+  VectorIndex* ann = it->second.get();
+  // Checkpoint when a good share of the graph would otherwise be replayed again.
+  if (ann->unsaved() >= std::max<uint64_t>(1000, ann->size() / 4)) {
+    Status saved = ann->SaveCheckpoint();
+    (void)saved;  // a read-only store simply replays next time
+  }
+  return static_cast<const VectorIndex*>(ann);
+}
+
+Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
+  VEXFS_RETURN_IF_ERROR(ValidateRequest(request));
+  VEXFS_ASSIGN_OR_RETURN(ModelRecord model, ResolveModel(request));
+  VEXFS_ASSIGN_OR_RETURN(std::vector<float> query, QueryVector(request, model));
+  VEXFS_ASSIGN_OR_RETURN(auto catalog, Catalog(request, model));
+  SearchTuning tuning{options_.exact_max_visible, options_.hnsw_ef_search};
+  // Loading or catching up the graph needs exclusive access; searching shares it.
+  std::unique_lock lock(ann_mu_);
+  auto get_index = [&]() { return AnnIndex(model); };
+  return SearchCatalog(impl_, *catalog, model, query, request, tuning, get_index);
+}
+
+Status IndexImpl::SetVector(std::string_view path, std::string_view model_name,
+                            const std::vector<float>& values, std::string_view branch,
+                            std::optional<std::pair<uint64_t, uint64_t>> range) {
+  ModelInfo info{std::string(model_name), static_cast<uint32_t>(values.size()),
+                 Metric::kInnerProduct, "supplied"};
+  VEXFS_RETURN_IF_ERROR(ValidateModelName(info.name));
+  VEXFS_RETURN_IF_ERROR(ValidateVector(info, values.data(), values.size()));
+  internal::TxnScope scope(impl_);
+  VEXFS_RETURN_IF_ERROR(scope.Begin(/*write=*/true, branch));
+  VEXFS_ASSIGN_OR_RETURN(uint64_t ino, scope.Resolve(path));
+  VEXFS_ASSIGN_OR_RETURN(internal::InodeRecord rec, scope.LoadInode(ino));
+  if (rec.type != FileType::kRegular) {
+    return Status::InvalidArgument("'" + std::string(path) + "' is not a regular file");
+  }
+  uint64_t offset = range ? range->first : 0;
+  uint64_t length = range ? range->second : rec.size;
+  if (offset > rec.size || length > rec.size - offset) {
+    return Status::InvalidArgument("range is outside the file (" + std::to_string(rec.size) +
+                                   " bytes)");
+  }
+  VEXFS_ASSIGN_OR_RETURN(internal::Manifest m, scope.BuildManifest(ino, rec));
+  ObjectId manifest = internal::ComputeObjectId(internal::ObjectType::kManifest,
+                                                internal::EncodeManifest(m));
+  VEXFS_ASSIGN_OR_RETURN(std::string bytes, internal::ReadManifestRange(scope.objects(), m, offset, length));
+  VEXFS_ASSIGN_OR_RETURN(ModelRecord model, RegisterModel(&scope.txn(), scope.dbs(), info,
+                                                          ModelKind::kSupplied));
+  // The key covers the range too: equal bytes at two ranges are two passages.
+  ObjectId hash = Sha256Of(bytes + "@" + std::to_string(offset) + "+" + std::to_string(length));
+  VEXFS_ASSIGN_OR_RETURN(uint64_t id, AppendVector(&scope.txn(), scope.dbs(), &model, hash,
+                                                   values.data()));
+  VEXFS_ASSIGN_OR_RETURN(auto stored, LoadPassages(scope.txn(), scope.dbs(), model.id, manifest));
+  std::vector<StoredPassage> passages = stored ? *stored : std::vector<StoredPassage>();
+  std::erase_if(passages, [&](const StoredPassage& p) {
+    return p.offset == offset && p.length == length;
+  });
+  passages.push_back({offset, length, id});
+  VEXFS_RETURN_IF_ERROR(SavePassages(&scope.txn(), scope.dbs(), model.id, manifest, passages));
+  VEXFS_RETURN_IF_ERROR(SaveModel(&scope.txn(), scope.dbs(), model));
+  return scope.Commit();
+}
+
+}  // namespace index
+
+Index::Index(std::unique_ptr<index::IndexImpl> impl) : impl_(std::move(impl)) {}
+Index::~Index() = default;
+
+Result<std::unique_ptr<Index>> Index::Open(Store* store, const IndexOptions& options) {
+  std::string spec = options.embedder;
+  if (spec.empty()) {
+    VEXFS_ASSIGN_OR_RETURN(spec, index::StoredEmbedderSpec(store->impl()));
+  }
+  VEXFS_ASSIGN_OR_RETURN(auto embedder, index::MakeEmbedder(spec));
+  auto impl = std::make_unique<index::IndexImpl>(store, options, std::move(embedder), spec);
+  return std::unique_ptr<Index>(new Index(std::move(impl)));
+}
+
+Status Index::SetEmbedder(Store* store, std::string_view spec) {
+  VEXFS_RETURN_IF_ERROR(index::MakeEmbedder(spec).status());
+  internal::Txn txn;
+  VEXFS_RETURN_IF_ERROR(store->impl()->BeginTxn(&txn, true));
+  VEXFS_RETURN_IF_ERROR(txn.Put(store->impl()->dbs().meta, index::kEmbedderKey, spec));
+  // Everything must be embedded by the new model: rescan every working tree.
+  VEXFS_ASSIGN_OR_RETURN(auto refs, internal::ScanPrefix(txn, store->impl()->dbs().refs,
+                                                         internal::kBranchRefPrefix));
+  for (const auto& [key, value] : refs) {
+    internal::BranchRecord rec;
+    VEXFS_RETURN_IF_ERROR(internal::DecodeBranch(value, &rec));
+    VEXFS_RETURN_IF_ERROR(internal::DeletePrefix(&txn, store->impl()->dbs().ix_files,
+                                                 internal::BranchPrefix(rec.id)));
+    VEXFS_RETURN_IF_ERROR(internal::EnqueueBranch(&txn, store->impl()->dbs(), rec.id));
+  }
+  return txn.Commit();
+}
+
+Result<IndexStatus> Index::GetStatus() { return impl_->GetStatus(); }
+Status Index::Wait(const ProgressFn& progress) { return impl_->Wait(progress); }
+void Index::StartBackground() { impl_->StartBackground(); }
+void Index::StopBackground() { impl_->StopBackground(); }
+Status Index::Rebuild(const ProgressFn& progress) { return impl_->Rebuild(progress); }
+Result<SearchResult> Index::Search(const SearchRequest& request) { return impl_->Search(request); }
+Status Index::SetVector(std::string_view path, std::string_view model,
+                        const std::vector<float>& values, std::string_view branch,
+                        std::optional<std::pair<uint64_t, uint64_t>> range) {
+  return impl_->SetVector(path, model, values, branch, range);
+}
+
+}  // namespace vexfs

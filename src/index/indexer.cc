@@ -1,0 +1,403 @@
+// Draining the indexing queue: read, embed outside any transaction, apply.
+#include "index/indexer.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "common/coding.h"
+#include "common/sha256.h"
+#include "index/model_registry.h"
+#include "index/text_detect.h"
+#include "index/vector_log.h"
+#include "store/index_queue.h"
+
+namespace vexfs::index {
+
+using internal::QueueKind;
+using internal::Txn;
+
+namespace {
+
+constexpr size_t kNoSlot = SIZE_MAX;
+
+struct PendingPassage {
+  Passage range;
+  ObjectId hash;
+  std::optional<uint64_t> vector;  // known already
+  size_t embed_slot = kNoSlot;     // else: which embedded text gives it
+};
+
+}  // namespace
+
+// One queue entry and what indexing it means.
+struct Indexer::Job {
+  std::string key;
+  std::string stamp;
+  bool drop = false;   // nothing to index (file gone, not a file): just dequeue
+  bool known = false;  // this version's passages are stored already
+  ObjectId manifest;
+  bool is_file = false;  // a working-tree file: record it in ix_files
+  uint32_t branch = 0;
+  uint64_t ino = 0;
+  TimeNs ctime = 0;
+  std::vector<PendingPassage> passages;
+};
+
+namespace {
+
+Result<std::optional<std::string>> BranchNameById(const Txn& txn,
+                                                  const internal::Databases& dbs,
+                                                  uint32_t id) {
+  VEXFS_ASSIGN_OR_RETURN(auto refs, internal::ScanPrefix(txn, dbs.refs, internal::kBranchRefPrefix));
+  for (const auto& [key, value] : refs) {
+    internal::BranchRecord rec;
+    VEXFS_RETURN_IF_ERROR(internal::DecodeBranch(value, &rec));
+    if (rec.id == id) {
+      return std::optional<std::string>(key.substr(internal::kBranchRefPrefix.size()));
+    }
+  }
+  return std::optional<std::string>();
+}
+
+uint32_t BranchOfKey(std::string_view key) {
+  Decoder d(key.substr(1));
+  uint32_t id = 0;
+  d.GetFixed32BE(&id);
+  return id;
+}
+
+Status BumpIndexGeneration(Txn* txn, const internal::Databases& dbs) {
+  VEXFS_ASSIGN_OR_RETURN(uint64_t gen, ReadIndexGeneration(*txn, dbs));
+  Encoder e;
+  e.PutFixed64BE(gen + 1);
+  return txn->Put(dbs.meta, kIndexGenerationKey, e.data());
+}
+
+}  // namespace
+
+struct Indexer::Batch {
+  QueueKind kind = QueueKind::kFile;
+  std::vector<Job> jobs;
+  std::vector<std::string> texts;  // passage texts to embed, one per slot
+  std::vector<ObjectId> text_hashes;
+  std::unordered_map<ObjectId, size_t, ObjectIdHash> slot_of_hash;
+  size_t text_bytes = 0;
+  std::vector<float> vectors;  // texts.size() * dim
+};
+
+Result<uint64_t> ReadIndexGeneration(const Txn& txn, const internal::Databases& dbs) {
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(dbs.meta, kIndexGenerationKey));
+  if (!raw) return uint64_t{0};
+  Decoder d(*raw);
+  uint64_t gen = 0;
+  if (!d.GetFixed64BE(&gen)) return Status::Corruption("index generation is malformed");
+  return gen;
+}
+
+Indexer::Indexer(internal::StoreImpl* impl, Embedder* embedder, IndexerOptions options)
+    : impl_(impl), embedder_(embedder), options_(options) {}
+
+Result<ModelRecord> Indexer::EnsureModel() {
+  if (model_) return *model_;
+  Txn txn;
+  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, impl_->dbs(), embedder_->info().name));
+  txn.Abort();
+  if (!found) {
+    VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
+    VEXFS_ASSIGN_OR_RETURN(ModelRecord m, RegisterModel(&txn, impl_->dbs(), embedder_->info(),
+                                                        ModelKind::kEmbedded));
+    VEXFS_RETURN_IF_ERROR(txn.Commit());
+    found = m;
+  } else if (found->info.fingerprint != embedder_->info().fingerprint ||
+             found->info.dim != embedder_->info().dim || found->kind != ModelKind::kEmbedded) {
+    // Same name, different model: registering again gives the precise error.
+    VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
+    VEXFS_RETURN_IF_ERROR(
+        RegisterModel(&txn, impl_->dbs(), embedder_->info(), ModelKind::kEmbedded).status());
+  }
+  model_ = *found;
+  return *model_;
+}
+
+Result<size_t> Indexer::RunBatch() {
+  VEXFS_RETURN_IF_ERROR(EnsureModel().status());
+  Batch batch;
+  {
+    Txn txn;
+    VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+    internal::Cursor cursor;
+    VEXFS_RETURN_IF_ERROR(cursor.Open(txn, impl_->dbs().ix_queue));
+    VEXFS_ASSIGN_OR_RETURN(bool more, cursor.First());
+    if (!more) return size_t{0};
+    std::string first(cursor.key()), stamp(cursor.value());
+    if (first.empty()) return Status::Corruption("indexing queue holds an empty key");
+    batch.kind = static_cast<QueueKind>(first[0]);
+    if (batch.kind == QueueKind::kBranch) return ExpandBranch(first, stamp);
+    if (batch.kind == QueueKind::kCommit) return ExpandCommit(first, stamp);
+    if (batch.kind != QueueKind::kFile && batch.kind != QueueKind::kManifest) {
+      return Status::Corruption("indexing queue holds an entry of unknown kind");
+    }
+    // Files of one branch, or snapshot file versions: one kind per batch.
+    std::string group = batch.kind == QueueKind::kFile ? first.substr(0, 5) : first.substr(0, 1);
+    while (more && cursor.key().starts_with(group) &&
+           batch.jobs.size() < options_.batch_entries) {
+      Job job;
+      job.key = std::string(cursor.key());
+      job.stamp = std::string(cursor.value());
+      batch.jobs.push_back(std::move(job));
+      VEXFS_ASSIGN_OR_RETURN(more, cursor.Next());
+    }
+  }
+  VEXFS_RETURN_IF_ERROR(batch.kind == QueueKind::kFile ? PrepareFiles(&batch)
+                                                       : PrepareManifests(&batch));
+  VEXFS_RETURN_IF_ERROR(Embed(&batch));
+  VEXFS_RETURN_IF_ERROR(Apply(&batch));
+  return batch.jobs.size();
+}
+
+Status Indexer::Drain(const ProgressFn& progress, const std::function<bool()>& stop) {
+  uint64_t handled = 0;
+  while (!stop || !stop()) {
+    VEXFS_ASSIGN_OR_RETURN(size_t n, RunBatch());
+    if (n == 0) break;
+    handled += n;
+    if (progress) {
+      Txn txn;
+      VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+      VEXFS_ASSIGN_OR_RETURN(uint64_t left, internal::QueueLength(txn, impl_->dbs()));
+      progress(handled, handled + left);
+    }
+  }
+  return Status::Ok();
+}
+
+// Splits one file version into passages and finds which need embedding.
+Status Indexer::PrepareContent(const Txn& txn, const internal::ObjectTable& objects,
+                               const internal::Manifest& m, size_t job_index, Batch* batch) {
+  Job& job = batch->jobs[job_index];
+  VEXFS_ASSIGN_OR_RETURN(auto stored, LoadPassages(txn, impl_->dbs(), model_->id, job.manifest));
+  if (stored) {
+    job.known = true;
+    return Status::Ok();
+  }
+  uint64_t want = std::min(m.size, options_.max_indexed_bytes);
+  VEXFS_ASSIGN_OR_RETURN(std::string bytes, internal::ReadManifestRange(objects, m, 0, want));
+  bytes.resize(CompleteUtf8Prefix(bytes));
+  if (!LooksLikeText(bytes)) return Status::Ok();  // indexed: nothing to search
+  for (const Passage& p : SplitPassages(bytes, options_.passages)) {
+    std::string_view text = std::string_view(bytes).substr(p.offset, p.length);
+    PendingPassage pending{p, Sha256Of(text), std::nullopt, kNoSlot};
+    VEXFS_ASSIGN_OR_RETURN(pending.vector, FindVector(txn, impl_->dbs(), model_->id, pending.hash));
+    if (!pending.vector) pending.embed_slot = SlotFor(pending.hash, text, batch);
+    job.passages.push_back(pending);
+  }
+  return Status::Ok();
+}
+
+size_t Indexer::SlotFor(const ObjectId& hash, std::string_view text, Batch* batch) {
+  auto [it, inserted] = batch->slot_of_hash.try_emplace(hash, batch->texts.size());
+  if (inserted) {
+    batch->texts.emplace_back(text);
+    batch->text_hashes.push_back(hash);
+    batch->text_bytes += text.size();
+  }
+  return it->second;
+}
+
+Status Indexer::PrepareFiles(Batch* batch) {
+  Txn probe;
+  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&probe, false));
+  uint32_t branch = BranchOfKey(batch->jobs.front().key);
+  VEXFS_ASSIGN_OR_RETURN(auto name, BranchNameById(probe, impl_->dbs(), branch));
+  probe.Abort();
+  if (!name) {  // the branch was deleted
+    for (Job& job : batch->jobs) job.drop = true;
+    return Status::Ok();
+  }
+  internal::TxnScope scope(impl_);
+  VEXFS_RETURN_IF_ERROR(scope.Begin(/*write=*/false, *name));
+  for (size_t i = 0; i < batch->jobs.size(); ++i) {
+    if (batch->text_bytes >= options_.batch_text_bytes) {
+      batch->jobs.resize(i);  // the rest waits for the next batch
+      break;
+    }
+    VEXFS_RETURN_IF_ERROR(PrepareFile(&scope, i, batch));
+  }
+  return Status::Ok();
+}
+
+Status Indexer::PrepareFile(internal::TxnScope* scope, size_t job_index, Batch* batch) {
+  Job& job = batch->jobs[job_index];
+  job.is_file = true;
+  job.branch = scope->branch_id();
+  job.ino = internal::DecodeBE64(std::string_view(job.key).substr(5));
+  auto rec = scope->LoadInode(job.ino);
+  if (rec.status().IsNotFound() || (rec.ok() && rec->type != FileType::kRegular)) {
+    job.drop = true;
+    return Status::Ok();
+  }
+  VEXFS_RETURN_IF_ERROR(rec.status());
+  job.ctime = rec->ctime;
+  VEXFS_ASSIGN_OR_RETURN(internal::Manifest m, scope->BuildManifest(job.ino, *rec));
+  job.manifest = internal::ComputeObjectId(internal::ObjectType::kManifest,
+                                           internal::EncodeManifest(m));
+  return PrepareContent(scope->txn(), scope->objects(), m, job_index, batch);
+}
+
+Status Indexer::PrepareManifests(Batch* batch) {
+  Txn txn;
+  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  internal::ObjectTable objects(&txn, impl_->dbs().objects);
+  for (size_t i = 0; i < batch->jobs.size(); ++i) {
+    if (batch->text_bytes >= options_.batch_text_bytes) {
+      batch->jobs.resize(i);
+      break;
+    }
+    Job& job = batch->jobs[i];
+    job.manifest = ObjectId::FromBytes(std::string_view(job.key).substr(1));
+    auto m = objects.GetManifest(job.manifest);
+    // Collected by gc, or damaged (fsck reports that): nothing to index.
+    if (m.status().IsNotFound() || m.status().IsCorruption()) {
+      job.drop = true;
+      continue;
+    }
+    VEXFS_RETURN_IF_ERROR(m.status());
+    VEXFS_RETURN_IF_ERROR(PrepareContent(txn, objects, *m, i, batch));
+  }
+  return Status::Ok();
+}
+
+Status Indexer::Embed(Batch* batch) {
+  if (batch->texts.empty()) return Status::Ok();
+  std::vector<std::string_view> views(batch->texts.begin(), batch->texts.end());
+  std::vector<float> out;
+  VEXFS_RETURN_IF_ERROR(embedder_->Embed(views, &out).WithContext(
+      "embedder '" + embedder_->info().name + "'"));
+  uint32_t dim = model_->info.dim;
+  if (out.size() != views.size() * dim) {
+    return Status::IOError("embedder '" + embedder_->info().name + "' returned " +
+                           std::to_string(out.size()) + " values for " +
+                           std::to_string(views.size()) + " texts of dimension " +
+                           std::to_string(dim));
+  }
+  for (size_t i = 0; i < views.size(); ++i) {
+    VEXFS_RETURN_IF_ERROR(ValidateVector(model_->info, out.data() + i * dim, dim)
+                              .WithContext("embedder '" + embedder_->info().name + "'"));
+  }
+  batch->vectors = std::move(out);
+  return Status::Ok();
+}
+
+Status Indexer::Apply(Batch* batch) {
+  const auto& dbs = impl_->dbs();
+  Txn txn;
+  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
+  // Re-read: another indexer may have appended vectors since EnsureModel().
+  VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, dbs, model_->info.name));
+  if (!model) return Status::Corruption("model '" + model_->info.name + "' vanished");
+  std::vector<uint64_t> slot_vector(batch->texts.size());
+  for (size_t slot = 0; slot < batch->texts.size(); ++slot) {
+    const float* v = batch->vectors.data() + slot * model->info.dim;
+    VEXFS_ASSIGN_OR_RETURN(slot_vector[slot],
+                           AppendVector(&txn, dbs, &*model, batch->text_hashes[slot], v));
+  }
+  for (Job& job : batch->jobs) {
+    VEXFS_RETURN_IF_ERROR(ApplyJob(&txn, *model, slot_vector, job));
+  }
+  VEXFS_RETURN_IF_ERROR(SaveModel(&txn, dbs, *model));
+  VEXFS_RETURN_IF_ERROR(BumpIndexGeneration(&txn, dbs));
+  VEXFS_RETURN_IF_ERROR(txn.Commit());
+  model_ = *model;
+  return Status::Ok();
+}
+
+Status Indexer::ApplyJob(Txn* txn, const ModelRecord& model,
+                         const std::vector<uint64_t>& slot_vector, const Job& job) {
+  const auto& dbs = impl_->dbs();
+  if (!job.drop && !job.known) {
+    std::vector<StoredPassage> stored;
+    for (const PendingPassage& p : job.passages) {
+      uint64_t vector = p.vector ? *p.vector : slot_vector[p.embed_slot];
+      stored.push_back({p.range.offset, p.range.length, vector});
+    }
+    VEXFS_RETURN_IF_ERROR(SavePassages(txn, dbs, model.id, job.manifest, stored));
+  }
+  if (job.is_file && !job.drop) VEXFS_RETURN_IF_ERROR(RecordIndexedFile(txn, job));
+  return internal::DequeueIfUnchanged(txn, dbs, job.key, job.stamp).status();
+}
+
+// Marks the file indexed at this version, unless it changed since it was read.
+Status Indexer::RecordIndexedFile(Txn* txn, const Job& job) {
+  const auto& dbs = impl_->dbs();
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn->Get(dbs.inodes, internal::InodeKey(job.branch, job.ino)));
+  if (!raw) return Status::Ok();
+  internal::InodeRecord rec;
+  VEXFS_RETURN_IF_ERROR(internal::DecodeInode(*raw, &rec));
+  if (rec.ctime != job.ctime) return Status::Ok();
+  return txn->Put(dbs.ix_files, internal::IndexedFileKey(job.branch, job.ino),
+                  internal::EncodeIndexedFile({job.manifest, job.ctime}));
+}
+
+Result<size_t> Indexer::ExpandBranch(const std::string& key, const std::string& stamp) {
+  const auto& dbs = impl_->dbs();
+  uint32_t branch = BranchOfKey(key);
+  Txn txn;
+  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
+  VEXFS_ASSIGN_OR_RETURN(auto inodes, internal::ScanPrefix(txn, dbs.inodes,
+                                                           internal::BranchPrefix(branch)));
+  for (const auto& [ikey, value] : inodes) {
+    internal::InodeRecord rec;
+    VEXFS_RETURN_IF_ERROR(internal::DecodeInode(value, &rec));
+    if (rec.type != FileType::kRegular) continue;
+    uint64_t ino = internal::DecodeBE64(std::string_view(ikey).substr(4));
+    VEXFS_ASSIGN_OR_RETURN(auto have, txn.Get(dbs.ix_files, internal::IndexedFileKey(branch, ino)));
+    internal::IndexedFile indexed;
+    if (have && internal::DecodeIndexedFile(*have, &indexed).ok() && indexed.ctime == rec.ctime) {
+      continue;
+    }
+    VEXFS_RETURN_IF_ERROR(internal::EnqueueFile(&txn, dbs, branch, ino));
+  }
+  VEXFS_RETURN_IF_ERROR(internal::DequeueIfUnchanged(&txn, dbs, key, stamp).status());
+  VEXFS_RETURN_IF_ERROR(txn.Commit());
+  return size_t{1};
+}
+
+Result<size_t> Indexer::ExpandCommit(const std::string& key, const std::string& stamp) {
+  const auto& dbs = impl_->dbs();
+  Txn txn;
+  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
+  internal::ObjectTable objects(&txn, dbs.objects);
+  auto commit = objects.GetCommit(ObjectId::FromBytes(std::string_view(key).substr(1)));
+  if (commit.ok()) {
+    VEXFS_RETURN_IF_ERROR(QueueUnindexedVersions(&txn, objects, commit->tree));
+  } else if (!commit.status().IsNotFound() && !commit.status().IsCorruption()) {
+    return commit.status();
+  }
+  VEXFS_RETURN_IF_ERROR(internal::DequeueIfUnchanged(&txn, dbs, key, stamp).status());
+  VEXFS_RETURN_IF_ERROR(txn.Commit());
+  return size_t{1};
+}
+
+// Queues every file version under `root` that has no passages for the model.
+Status Indexer::QueueUnindexedVersions(Txn* txn, const internal::ObjectTable& objects,
+                                       const ObjectId& root) {
+  const auto& dbs = impl_->dbs();
+  std::unordered_set<ObjectId, ObjectIdHash> seen;
+  std::vector<ObjectId> trees{root};
+  while (!trees.empty()) {
+    ObjectId id = trees.back();
+    trees.pop_back();
+    VEXFS_ASSIGN_OR_RETURN(internal::Tree tree, objects.GetTree(id));
+    for (const internal::TreeEntry& e : tree.entries) {
+      if (!seen.insert(e.id).second) continue;
+      if (e.type == FileType::kDirectory) trees.push_back(e.id);
+      if (e.type != FileType::kRegular) continue;
+      VEXFS_ASSIGN_OR_RETURN(auto stored, LoadPassages(*txn, dbs, model_->id, e.id));
+      if (!stored) VEXFS_RETURN_IF_ERROR(internal::EnqueueManifest(txn, dbs, e.id));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace vexfs::index

@@ -1,0 +1,89 @@
+// The indexer: drains the store's indexing queue. For each changed file (or each
+// file version of a snapshot taken before its content was indexed) it splits the
+// text into passages, embeds the passages that the model has never seen, and
+// records the passage list and the file's indexed version.
+//
+// Writes never wait for it: the queue is filled inside the write transactions,
+// and the indexer reads in one transaction, embeds with no transaction open, and
+// stores its results in a short write transaction that re-checks that nothing
+// changed meanwhile (a queue entry is removed only if nobody re-queued it, a file
+// is marked indexed only if its ctime is unchanged). A crash anywhere leaves the
+// entry queued, and vectors are deduplicated by passage hash, so replaying a batch
+// never duplicates a vector. Several indexers (threads or processes) may run at
+// once; they only waste work.
+//
+// Thread-safety: one Indexer per thread.
+#ifndef VEXFS_INDEX_INDEXER_H_
+#define VEXFS_INDEX_INDEXER_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "index/embedder.h"
+#include "index/index_records.h"
+#include "index/passages.h"
+#include "store/store_impl.h"
+
+namespace vexfs::index {
+
+struct IndexerOptions {
+  PassageOptions passages;
+  // Only this prefix of a file version is indexed (documented in docs/search.md):
+  // it bounds the work and memory one huge file can cost.
+  uint64_t max_indexed_bytes = uint64_t{8} << 20;
+  size_t batch_entries = 64;
+  size_t batch_text_bytes = size_t{2} << 20;
+};
+
+class Indexer {
+ public:
+  Indexer(internal::StoreImpl* impl, Embedder* embedder, IndexerOptions options = {});
+
+  // Processes one batch. Returns the number of queue entries it handled; 0 means
+  // the queue was empty. Embedder errors are returned and leave the batch queued.
+  Result<size_t> RunBatch();
+  // Runs batches until the queue is empty or `stop` returns true. `progress`
+  // gets (entries handled, entries handled + entries still queued).
+  Status Drain(const ProgressFn& progress = nullptr,
+               const std::function<bool()>& stop = nullptr);
+
+  // The registered model (after the first batch, or EnsureModel()).
+  Result<ModelRecord> EnsureModel();
+
+ private:
+  struct Batch;
+  struct Job;
+  // Branch and snapshot entries expand into file and file-version entries.
+  Result<size_t> ExpandBranch(const std::string& key, const std::string& stamp);
+  Result<size_t> ExpandCommit(const std::string& key, const std::string& stamp);
+  Status QueueUnindexedVersions(internal::Txn* txn, const internal::ObjectTable& objects,
+                                const ObjectId& root);
+  // Reading: which passages each entry has and which texts need embedding.
+  Status PrepareFiles(Batch* batch);
+  Status PrepareFile(internal::TxnScope* scope, size_t job_index, Batch* batch);
+  Status PrepareManifests(Batch* batch);
+  Status PrepareContent(const internal::Txn& txn, const internal::ObjectTable& objects,
+                        const internal::Manifest& m, size_t job_index, Batch* batch);
+  static size_t SlotFor(const ObjectId& hash, std::string_view text, Batch* batch);
+  Status Embed(Batch* batch);
+  // Writing, in one short transaction.
+  Status Apply(Batch* batch);
+  Status ApplyJob(internal::Txn* txn, const ModelRecord& model,
+                  const std::vector<uint64_t>& slot_vector, const Job& job);
+  Status RecordIndexedFile(internal::Txn* txn, const Job& job);
+
+  internal::StoreImpl* impl_;
+  Embedder* embedder_;
+  IndexerOptions options_;
+  std::optional<ModelRecord> model_;
+};
+
+// Meta key of a counter bumped by every indexing commit, so cached views of
+// snapshots know when passages were added.
+inline constexpr std::string_view kIndexGenerationKey = "ix_generation";
+Result<uint64_t> ReadIndexGeneration(const internal::Txn& txn, const internal::Databases& dbs);
+
+}  // namespace vexfs::index
+
+#endif  // VEXFS_INDEX_INDEXER_H_

@@ -1,0 +1,33 @@
+// The registry of embedding models in a store. A model is named once with its
+// dimension, metric and fingerprint; a later registration under the same name
+// must agree on all of them, so vectors of different models never share an index.
+#ifndef VEXFS_INDEX_MODEL_REGISTRY_H_
+#define VEXFS_INDEX_MODEL_REGISTRY_H_
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "index/index_records.h"
+#include "store/lmdb.h"
+
+namespace vexfs::index {
+
+// Model names: 1-128 bytes of [A-Za-z0-9._:-].
+Status ValidateModelName(std::string_view name);
+
+Result<std::optional<ModelRecord>> FindModel(const internal::Txn& txn,
+                                             const internal::Databases& dbs,
+                                             std::string_view name);
+Result<std::vector<ModelRecord>> ListModels(const internal::Txn& txn,
+                                            const internal::Databases& dbs);
+
+// Returns the model named info.name, registering it if new. kInvalidArgument if a
+// model of that name exists with another kind, dimension, metric or fingerprint.
+Result<ModelRecord> RegisterModel(internal::Txn* txn, const internal::Databases& dbs,
+                                  const ModelInfo& info, ModelKind kind);
+Status SaveModel(internal::Txn* txn, const internal::Databases& dbs, const ModelRecord& m);
+
+}  // namespace vexfs::index
+
+#endif  // VEXFS_INDEX_MODEL_REGISTRY_H_

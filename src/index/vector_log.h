@@ -1,0 +1,44 @@
+// Reading and writing vectors and passage lists in LMDB. The vector table is the
+// ordered insert log of each model (ids dense, in insert order); everything the
+// FAISS index holds can be rebuilt from it.
+#ifndef VEXFS_INDEX_VECTOR_LOG_H_
+#define VEXFS_INDEX_VECTOR_LOG_H_
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "index/index_records.h"
+#include "store/lmdb.h"
+
+namespace vexfs::index {
+
+// The id of the vector for `passage_hash`, appending `values` (model->info.dim
+// floats, already validated) if the model has none yet. Advances
+// model->next_vector; the caller saves the model record in the same transaction.
+Result<uint64_t> AppendVector(internal::Txn* txn, const internal::Databases& dbs,
+                              ModelRecord* model, const ObjectId& passage_hash,
+                              const float* values);
+Result<std::optional<uint64_t>> FindVector(const internal::Txn& txn,
+                                           const internal::Databases& dbs, uint32_t model,
+                                           const ObjectId& passage_hash);
+Result<VectorRecord> ReadVector(const internal::Txn& txn, const internal::Databases& dbs,
+                                const ModelRecord& model, uint64_t vector);
+// Calls `fn` for vectors [from, model.next_vector) in id order. A gap or a
+// malformed record is kCorruption: the log must be dense.
+Status ForEachVector(const internal::Txn& txn, const internal::Databases& dbs,
+                     const ModelRecord& model, uint64_t from,
+                     const std::function<Status(uint64_t id, const float* values)>& fn);
+
+// Passages of one file version (manifest) under one model; nullopt if that
+// version was never indexed for the model. An empty list means indexed, nothing
+// to search (not text, or empty).
+Result<std::optional<std::vector<StoredPassage>>> LoadPassages(
+    const internal::Txn& txn, const internal::Databases& dbs, uint32_t model,
+    const ObjectId& manifest);
+Status SavePassages(internal::Txn* txn, const internal::Databases& dbs, uint32_t model,
+                    const ObjectId& manifest, const std::vector<StoredPassage>& passages);
+
+}  // namespace vexfs::index
+
+#endif  // VEXFS_INDEX_VECTOR_LOG_H_

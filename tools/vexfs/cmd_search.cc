@@ -1,0 +1,316 @@
+// Search commands: `search`, `index status|wait|rebuild|use`, `meta set|get|rm`
+// and `vector set` (agent-supplied vectors).
+#include <ctime>
+#include <iostream>
+#include <iterator>
+
+#include "cli.h"
+#include "tree_access.h"
+#include "vexfs/index.h"
+
+namespace vexfs::cli {
+namespace {
+
+// Opens the store and its index, or reports the error (null then).
+struct OpenedIndex {
+  std::unique_ptr<Store> store;
+  std::unique_ptr<Index> index;
+};
+
+OpenedIndex OpenIndexOrFail(Context& ctx, bool read_only) {
+  OpenedIndex out;
+  out.store = ctx.OpenStore(read_only);
+  if (!out.store) return out;
+  auto index = Index::Open(out.store.get());
+  if (!index.ok()) {
+    ctx.Fail(index.status());
+    out.store.reset();
+    return out;
+  }
+  out.index = std::move(*index);
+  return out;
+}
+
+Status WaitWithProgress(Index& index) {
+  Progress progress("indexing: queue entries");
+  return index.Wait([&](uint64_t done, uint64_t total) { progress.Update(done, total); });
+}
+
+// Accepts seconds since the epoch, "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM:SSZ" (UTC).
+Result<TimeNs> ParseTime(const std::string& text) {
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+    return static_cast<TimeNs>(std::stoll(text)) * 1000000000;
+  }
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  if (end == nullptr || *end != '\0') {
+    tm = std::tm{};
+    end = strptime(text.c_str(), "%Y-%m-%d", &tm);
+  }
+  if (end == nullptr || *end != '\0') {
+    return Status::InvalidArgument("time '" + text +
+                                   "' is not seconds, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ");
+  }
+  return static_cast<TimeNs>(timegm(&tm)) * 1000000000;
+}
+
+Result<std::pair<std::string, std::string>> SplitKeyValue(const std::string& text) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return Status::InvalidArgument("'" + text + "' is not KEY=VALUE");
+  }
+  std::string key = text.substr(0, eq);
+  for (char c : key) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') {
+      return Status::InvalidArgument("metadata key '" + key +
+                                     "' may use only letters, digits and . _ -");
+    }
+  }
+  return std::make_pair(key, text.substr(eq + 1));
+}
+
+// A JSON array of numbers, as given on the command line or on stdin.
+Result<std::vector<float>> ParseVector(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_array()) {
+    return Status::InvalidArgument("a vector must be a JSON array of numbers");
+  }
+  std::vector<float> out;
+  for (const auto& v : j) {
+    if (!v.is_number()) return Status::InvalidArgument("a vector must hold only numbers");
+    out.push_back(v.get<float>());
+  }
+  if (out.empty()) return Status::InvalidArgument("the vector is empty");
+  return out;
+}
+
+nlohmann::json HitJson(const SearchHit& h) {
+  return {{"path", h.path}, {"offset", h.offset}, {"length", h.length},
+          {"score", h.score}, {"snippet", h.snippet}};
+}
+
+struct SearchArgs {
+  SearchRequest request;
+  std::string vector_json;
+  std::vector<std::string> where;
+  std::string after, before;
+  int k = 10;
+  bool no_wait = false;
+};
+
+Status BuildRequest(SearchArgs& a) {
+  if (a.k <= 0) return Status::InvalidArgument("-k must be at least 1");
+  a.request.k = static_cast<size_t>(a.k);
+  for (const std::string& w : a.where) {
+    VEXFS_ASSIGN_OR_RETURN(auto kv, SplitKeyValue(w));
+    a.request.where[kv.first] = kv.second;
+  }
+  if (!a.after.empty()) {
+    VEXFS_ASSIGN_OR_RETURN(a.request.modified_after, ParseTime(a.after));
+  }
+  if (!a.before.empty()) {
+    VEXFS_ASSIGN_OR_RETURN(a.request.modified_before, ParseTime(a.before));
+  }
+  if (!a.vector_json.empty()) {
+    VEXFS_ASSIGN_OR_RETURN(a.request.vector, ParseVector(a.vector_json));
+  }
+  return Status::Ok();
+}
+
+void PrintResult(Context& ctx, const SearchResult& r) {
+  if (ctx.global.json) {
+    nlohmann::json hits = nlohmann::json::array();
+    for (const SearchHit& h : r.hits) hits.push_back(HitJson(h));
+    return ctx.PrintJson({{"model", r.model}, {"method", r.method},
+                          {"visible_vectors", r.visible_vectors},
+                          {"unindexed_files", r.unindexed_files}, {"hits", hits}});
+  }
+  for (const SearchHit& h : r.hits) {
+    std::printf("%.3f  %s  [%llu+%llu]\n       %s\n", h.score, h.path.c_str(),
+                static_cast<unsigned long long>(h.offset),
+                static_cast<unsigned long long>(h.length), h.snippet.c_str());
+  }
+  if (r.hits.empty()) std::cout << "no matches\n";
+  if (r.unindexed_files > 0) {
+    std::cerr << "vexfs: " << r.unindexed_files << " file(s) not indexed yet\n";
+  }
+}
+
+void AddSearch(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<SearchArgs>();
+  CLI::App* cmd = app.add_subcommand("search", "Find files by meaning (best passage per file)");
+  cmd->add_option("query", args->request.query, "What to look for");
+  cmd->add_option("-k", args->k, "How many results (default 10)");
+  cmd->add_option("--at", args->request.snapshot, "Search this snapshot");
+  cmd->add_option("--branch", args->request.branch, "Search this branch's working tree");
+  cmd->add_option("--under", args->request.under, "Only paths at or below PATH");
+  cmd->add_option("--where", args->where, "Metadata KEY=VALUE (repeatable; all must match)");
+  cmd->add_option("--modified-after", args->after, "mtime >= TIME (seconds or YYYY-MM-DD)");
+  cmd->add_option("--modified-before", args->before, "mtime < TIME");
+  cmd->add_option("--model", args->request.model, "Search this model's vectors");
+  cmd->add_option("--vector", args->vector_json, "Query vector as a JSON array");
+  cmd->add_flag("--passages", args->request.passages, "Every matching passage, not one per file");
+  cmd->add_flag("--no-wait", args->no_wait, "Do not index queued changes first");
+  cmd->callback([&ctx, args] {
+    Status st = BuildRequest(*args);
+    if (!st.ok()) return (void)ctx.Fail(st);
+    OpenedIndex opened = OpenIndexOrFail(ctx, /*read_only=*/false);
+    if (!opened.index) return;
+    if (!args->no_wait && !(st = WaitWithProgress(*opened.index)).ok()) return (void)ctx.Fail(st);
+    auto result = opened.index->Search(args->request);
+    if (!result.ok()) return (void)ctx.Fail(result.status());
+    PrintResult(ctx, *result);
+  });
+}
+
+void AddIndexStatus(CLI::App& parent, Context& ctx) {
+  CLI::App* cmd = parent.add_subcommand("status", "Show the indexing queue and the models");
+  cmd->callback([&ctx] {
+    OpenedIndex opened = OpenIndexOrFail(ctx, /*read_only=*/true);
+    if (!opened.index) return;
+    auto status = opened.index->GetStatus();
+    if (!status.ok()) return (void)ctx.Fail(status.status());
+    if (ctx.global.json) {
+      nlohmann::json models = nlohmann::json::array();
+      for (const ModelStatus& m : status->models) {
+        models.push_back({{"name", m.name}, {"dim", m.dim}, {"metric", m.metric},
+                          {"kind", m.kind}, {"fingerprint", m.fingerprint},
+                          {"vectors", m.vectors}});
+      }
+      return ctx.PrintJson({{"queued", status->queued}, {"embedder", status->embedder},
+                            {"models", models}});
+    }
+    std::cout << "queued:   " << status->queued << "\nembedder: " << status->embedder << "\n";
+    for (const ModelStatus& m : status->models) {
+      std::cout << "model:    " << m.name << " (" << m.kind << ", dim " << m.dim << ", "
+                << m.metric << ") " << m.vectors << " vectors\n";
+    }
+  });
+}
+
+void AddIndexWait(CLI::App& parent, Context& ctx) {
+  CLI::App* cmd = parent.add_subcommand("wait", "Index every queued change now");
+  cmd->callback([&ctx] {
+    OpenedIndex opened = OpenIndexOrFail(ctx, /*read_only=*/false);
+    if (!opened.index) return;
+    Status st = WaitWithProgress(*opened.index);
+    if (!st.ok()) ctx.Fail(st);
+  });
+}
+
+void AddIndexRebuild(CLI::App& parent, Context& ctx) {
+  CLI::App* cmd = parent.add_subcommand("rebuild", "Rebuild the ANN index files from the store");
+  cmd->callback([&ctx] {
+    OpenedIndex opened = OpenIndexOrFail(ctx, /*read_only=*/false);
+    if (!opened.index) return;
+    Progress progress("rebuild: vectors");
+    Status st = opened.index->Rebuild([&](uint64_t d, uint64_t t) { progress.Update(d, t); });
+    if (!st.ok()) ctx.Fail(st);
+  });
+}
+
+void AddIndexUse(CLI::App& parent, Context& ctx) {
+  auto spec = std::make_shared<std::string>();
+  CLI::App* cmd = parent.add_subcommand("use", "Choose the text embedder (hash, hash:DIM)");
+  cmd->add_option("embedder", *spec, "Embedder spec")->required();
+  cmd->callback([&ctx, spec] {
+    auto store = ctx.OpenStore();
+    if (!store) return;
+    Status st = Index::SetEmbedder(store.get(), *spec);
+    if (!st.ok()) ctx.Fail(st);
+  });
+}
+
+void AddMetaSet(CLI::App& parent, Context& ctx) {
+  auto path = std::make_shared<std::string>();
+  auto pairs = std::make_shared<std::vector<std::string>>();
+  CLI::App* cmd = parent.add_subcommand("set", "Set metadata KEY=VALUE on a file");
+  cmd->add_option("path", *path, "File in the store")->required();
+  cmd->add_option("pairs", *pairs, "KEY=VALUE ...")->required();
+  cmd->callback([&ctx, path, pairs] {
+    std::vector<std::pair<std::string, std::string>> kvs;
+    for (const std::string& p : *pairs) {
+      auto kv = SplitKeyValue(p);
+      if (!kv.ok()) return (void)ctx.Fail(kv.status());
+      kvs.push_back(*kv);
+    }
+    auto store = ctx.OpenStore();
+    if (!store) return;
+    auto tree = store->Tree();
+    if (!tree.ok()) return (void)ctx.Fail(tree.status());
+    Status st = (*tree)->Edit([&](TreeEditor& ed) -> Status {
+      VEXFS_ASSIGN_OR_RETURN(uint64_t ino, ed.ResolvePath(*path));
+      for (const auto& [k, v] : kvs) VEXFS_RETURN_IF_ERROR(ed.SetXattr(ino, MetaXattrName(k), v));
+      return Status::Ok();
+    });
+    if (!st.ok()) ctx.Fail(st);
+  });
+}
+
+void AddMetaGet(CLI::App& parent, Context& ctx) {
+  auto path = std::make_shared<std::string>();
+  auto at = std::make_shared<std::string>();
+  CLI::App* cmd = parent.add_subcommand("get", "Show a file's metadata");
+  cmd->add_option("path", *path, "File in the store")->required();
+  cmd->add_option("--at", *at, "Read it from this snapshot");
+  cmd->callback([&ctx, path, at] {
+    OpenedView opened = OpenViewOrFail(ctx, *at, "");
+    if (!opened.view) return;
+    auto xattrs = opened.view->Xattrs(*path);
+    if (!xattrs.ok()) return (void)ctx.Fail(xattrs.status());
+    std::string prefix = MetaXattrName("");
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [name, value] : *xattrs) {
+      if (name.starts_with(prefix)) out[name.substr(prefix.size())] = value;
+    }
+    if (ctx.global.json) return ctx.PrintJson(out);
+    for (const auto& [k, v] : out.items()) std::cout << k << "=" << v.get<std::string>() << "\n";
+  });
+}
+
+void AddVectorSet(CLI::App& parent, Context& ctx) {
+  struct Args {
+    std::string path, model, values;
+    std::vector<uint64_t> range;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = parent.add_subcommand(
+      "set", "Attach a vector to a file (or a byte range) under a model name");
+  cmd->add_option("path", a->path, "File in the store")->required();
+  cmd->add_option("--model", a->model, "Model name (registered on first use)")->required();
+  cmd->add_option("--values", a->values, "JSON array of numbers (default: read stdin)");
+  cmd->add_option("--range", a->range, "OFFSET LENGTH of the passage")->expected(2);
+  cmd->callback([&ctx, a] {
+    std::string text = a->values;
+    if (text.empty()) text.assign(std::istreambuf_iterator<char>(std::cin), {});
+    auto values = ParseVector(text);
+    if (!values.ok()) return (void)ctx.Fail(values.status());
+    OpenedIndex opened = OpenIndexOrFail(ctx, /*read_only=*/false);
+    if (!opened.index) return;
+    std::optional<std::pair<uint64_t, uint64_t>> range;
+    if (a->range.size() == 2) range = std::make_pair(a->range[0], a->range[1]);
+    Status st = opened.index->SetVector(a->path, a->model, *values, "", range);
+    if (!st.ok()) ctx.Fail(st);
+  });
+}
+
+}  // namespace
+
+void AddSearchCommands(CLI::App& app, Context& ctx) {
+  AddSearch(app, ctx);
+  CLI::App* index = app.add_subcommand("index", "Indexing queue, models and ANN files");
+  index->require_subcommand(1);
+  AddIndexStatus(*index, ctx);
+  AddIndexWait(*index, ctx);
+  AddIndexRebuild(*index, ctx);
+  AddIndexUse(*index, ctx);
+  CLI::App* meta = app.add_subcommand("meta", "File metadata used by search filters");
+  meta->require_subcommand(1);
+  AddMetaSet(*meta, ctx);
+  AddMetaGet(*meta, ctx);
+  CLI::App* vector = app.add_subcommand("vector", "Agent-supplied vectors");
+  vector->require_subcommand(1);
+  AddVectorSet(*vector, ctx);
+}
+
+}  // namespace vexfs::cli
