@@ -3,6 +3,7 @@
 
 #include <charconv>
 
+#include "index/exec_embedder.h"
 #include "index/hash_embedder.h"
 
 namespace vexfs::index {
@@ -19,8 +20,15 @@ Result<std::unique_ptr<Embedder>> MakeEmbedder(std::string_view spec) {
     }
     return MakeHashEmbedder(dim);
   }
+  if (spec.starts_with(kExecSpecPrefix)) {
+    std::string_view command = spec.substr(kExecSpecPrefix.size());
+    if (command.find_first_not_of(" \t") == std::string_view::npos) {
+      return Status::InvalidArgument("embedder 'exec:COMMAND' needs a command after 'exec:'");
+    }
+    return MakeExecEmbedder(std::string(command));
+  }
   return Status::InvalidArgument("unknown embedder '" + std::string(spec) +
-                                 "' (known: hash, hash:DIM)");
+                                 "' (known: hash, hash:DIM, exec:COMMAND)");
 }
 
 }  // namespace vexfs::index

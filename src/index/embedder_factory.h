@@ -1,4 +1,4 @@
-// Turning an embedder spec ("hash", "hash:DIM") into an Embedder.
+// Turning an embedder spec ("hash", "hash:DIM", "exec:COMMAND") into an Embedder.
 #ifndef VEXFS_INDEX_EMBEDDER_FACTORY_H_
 #define VEXFS_INDEX_EMBEDDER_FACTORY_H_
 
@@ -11,7 +11,10 @@ namespace vexfs::index {
 
 inline constexpr std::string_view kDefaultEmbedderSpec = "hash";
 
-// kInvalidArgument naming the problem for an unknown or malformed spec.
+// kInvalidArgument naming the problem for an unknown or malformed spec. For
+// "exec:COMMAND" the command is started and its handshake checked here, so that
+// info() is known; a command that fails to start or handshake gives that error
+// (kIOError, see exec_embedder.h).
 Result<std::unique_ptr<Embedder>> MakeEmbedder(std::string_view spec);
 
 }  // namespace vexfs::index

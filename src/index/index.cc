@@ -88,7 +88,7 @@ class IndexImpl {
   Result<std::vector<float>> QueryVector(const SearchRequest& request, const ModelRecord& model);
   Result<std::shared_ptr<const ViewCatalog>> Catalog(const SearchRequest& request,
                                                      const ModelRecord& model);
-  Result<const VectorIndex*> AnnIndex(const ModelRecord& model);
+  Result<VectorIndex*> AnnIndex(const ModelRecord& model);
   std::string IndexDir() const { return store_->path() + "/index"; }
 
   Store* store_;
@@ -246,7 +246,7 @@ Result<std::shared_ptr<const ViewCatalog>> IndexImpl::Catalog(const SearchReques
   return shared;
 }
 
-Result<const VectorIndex*> IndexImpl::AnnIndex(const ModelRecord& model) {
+Result<VectorIndex*> IndexImpl::AnnIndex(const ModelRecord& model) {
   // Called with ann_mu_ held exclusively by Search() when loading is needed.
   auto it = ann_.find(model.id);
   if (it == ann_.end()) {
@@ -262,7 +262,7 @@ Result<const VectorIndex*> IndexImpl::AnnIndex(const ModelRecord& model) {
     Status saved = ann->SaveCheckpoint();
     (void)saved;  // a read-only store simply replays next time
   }
-  return static_cast<const VectorIndex*>(ann);
+  return ann;
 }
 
 Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {

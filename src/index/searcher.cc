@@ -46,7 +46,7 @@ class Search {
       result_.method = "exact";
       VEXFS_ASSIGN_OR_RETURN(best, Exact(nullptr));
     } else {
-      VEXFS_ASSIGN_OR_RETURN(const VectorIndex* ann, get_index());
+      VEXFS_ASSIGN_OR_RETURN(VectorIndex* ann, get_index());
       VEXFS_ASSIGN_OR_RETURN(best, Approximate(*ann));
     }
     VEXFS_RETURN_IF_ERROR(MakeHits(best));
@@ -166,7 +166,7 @@ class Search {
   // HNSW with the visibility bitmap as selector; asks for more ids until k
   // distinct files (or passages) are found, and falls back to the exact scan
   // when the graph cannot reach enough visible vectors.
-  Result<std::vector<Candidate>> Approximate(const VectorIndex& ann) {
+  Result<std::vector<Candidate>> Approximate(VectorIndex& ann) {
     result_.method = "hnsw";
     uint64_t want = std::min<uint64_t>(request_.k, matching_items_);
     size_t ask = request_.passages ? request_.k : request_.k * 2;

@@ -18,7 +18,7 @@ struct SearchTuning {
 };
 
 // Gives the caught-up ANN index of the model (loaded on first need).
-using VectorIndexGetter = std::function<Result<const VectorIndex*>()>;
+using VectorIndexGetter = std::function<Result<VectorIndex*>()>;
 
 Result<SearchResult> SearchCatalog(internal::StoreImpl* impl, const ViewCatalog& catalog,
                                    const ModelRecord& model, const std::vector<float>& query,

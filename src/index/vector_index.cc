@@ -264,13 +264,16 @@ const float* VectorIndex::vector(uint64_t id) const {
 
 Result<std::vector<ScoredId>> VectorIndex::Search(const float* query, size_t k,
                                                   const std::vector<uint8_t>& visible,
-                                                  int ef) const {
+                                                  int ef) {
   std::vector<ScoredId> out;
   if (k == 0 || size() == 0) return out;
   faiss::IDSelectorBitmap selector(visible.size(), visible.data());
   faiss::SearchParametersHNSW params;
   params.efSearch = std::max<int>(ef, static_cast<int>(k));
   params.sel = &selector;
+  // Debian's FAISS 1.7.3 takes the selector from `params` but the beam width
+  // from the graph itself, so both are set (hence Search() is not const).
+  hnsw_->hnsw.efSearch = params.efSearch;
   std::vector<float> distances(k);
   std::vector<faiss::Index::idx_t> labels(k, -1);
   try {

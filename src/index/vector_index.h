@@ -12,8 +12,8 @@
 // HNSW cannot remove vectors: vectors no longer visible in a view stay in the
 // graph and are excluded at search time by a bitmap of visible ids.
 //
-// Thread-safety: Search() and vector() may run concurrently with each other;
-// CatchUp() and SaveCheckpoint() need exclusive access (the caller locks).
+// Thread-safety: vector() may run concurrently with itself; everything else
+// needs exclusive access (the caller locks). Search() sets the graph's beam width.
 #ifndef VEXFS_INDEX_VECTOR_INDEX_H_
 #define VEXFS_INDEX_VECTOR_INDEX_H_
 
@@ -63,7 +63,7 @@ class VectorIndex {
   // Up to k best ids among those whose bit is set in `visible` (size() bits,
   // least significant bit first), searching with beam width `ef`.
   Result<std::vector<ScoredId>> Search(const float* query, size_t k,
-                                       const std::vector<uint8_t>& visible, int ef) const;
+                                       const std::vector<uint8_t>& visible, int ef);
 
   // Paths of the checkpoint files of model `id` in `dir`.
   static std::string DataPath(const std::string& dir, uint32_t id);
