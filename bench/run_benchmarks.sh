@@ -11,6 +11,8 @@
 #   --output FILE  where to write the results page (default docs/BENCHMARKS.md)
 #   --render-only  rewrite the page from the last run's results in DIR (after
 #                  editing bench/interpretation.md) without measuring again
+#   --only search  rerun only the search benchmarks, keeping the other results
+#                  of the last full run in DIR
 #
 # A full run takes about 8 minutes on 2 cores; the 100k-file case is most of it
 # (writing and committing 100k files for git). Deleting the data afterwards runs
@@ -23,13 +25,16 @@ DIR=/tmp/vexfs-bench
 OUTPUT="$ROOT/docs/BENCHMARKS.md"
 QUICK=0
 RENDER_ONLY=0
+ONLY=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --dir) DIR=$2; shift 2 ;;
     --quick) QUICK=1; shift ;;
     --output) OUTPUT=$2; shift 2 ;;
     --render-only) RENDER_ONLY=1; shift ;;
-    *) echo "usage: $0 [--dir DIR] [--quick] [--output FILE] [--render-only]" >&2; exit 2 ;;
+    --only) ONLY=$2; shift 2 ;;
+    *) echo "usage: $0 [--dir DIR] [--quick] [--output FILE] [--render-only] [--only search]" >&2
+       exit 2 ;;
   esac
 done
 
@@ -37,14 +42,15 @@ RESULTS="$DIR/results"
 COMMANDS=()
 
 # Runs one benchmark: its table to the terminal, its JSON line and markdown kept.
+# NAME may carry a label (search_bench:fashion) when one program runs several times.
 run_bench() {
-  local name=$1
+  local name=${1%%:*} label=${1/:/_}
   shift
-  local cmd=("$BUILD/bench/$name" "$@" --dir "$DIR" --keep --markdown "$RESULTS/$name.md")
+  local cmd=("$BUILD/bench/$name" "$@" --dir "$DIR" --keep --markdown "$RESULTS/$label.md")
   COMMANDS+=("${cmd[*]#"$ROOT"/}")
-  echo "== $name" >&2
-  "${cmd[@]}" | tee "$RESULTS/$name.out" >&2
-  grep '^{' "$RESULTS/$name.out" >>"$RESULTS/results.jsonl"
+  echo "== $label" >&2
+  "${cmd[@]}" | tee "$RESULTS/$label.out" >&2
+  grep '^{' "$RESULTS/$label.out" >>"$RESULTS/results.jsonl"
 }
 
 # Removes what earlier runs left in $DIR (the results too), including data an
@@ -82,7 +88,7 @@ settle_after_delete() {
 measure() {
   local start initial_load command_line cleared
   echo "== clearing $DIR" >&2
-  clear_scratch
+  if [[ $ONLY == search ]]; then clear_search_results; else clear_scratch; fi
   cleared=$(date +%s)
   start=$cleared  # an earlier run's leftovers are not this run's work
   initial_load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -91,13 +97,50 @@ measure() {
   echo "== building Release in $BUILD" >&2
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DVEXFS_BUILD_TESTS=OFF -DVEXFS_BUILD_BENCH=ON >/dev/null
-  ninja -C "$BUILD" -j2 snapshot_bench throughput_bench dedup_bench >&2
+  ninja -C "$BUILD" -j2 snapshot_bench throughput_bench dedup_bench search_bench >&2
   # The CLI column is optional: the snapshot benchmark checks the binary works.
   if ! ninja -C "$BUILD" -j2 vexfs >&2; then
     echo "== the vexfs CLI did not build; its column will be skipped" >&2
   fi
 
   settle_after_delete "$cleared"
+  if [[ $ONLY != search ]]; then run_store_benches; fi
+  if [[ $QUICK == 1 ]]; then
+    run_bench search_bench:fashion --fashion /usr/share/datasets/fashion-mnist --queries 100 \
+      --efs 16,64 --reps 1 --ingest-files 2000
+    run_bench search_bench:100k --synthetic 100000 --queries 100 --efs 16,64 --reps 1 --filtered
+    run_bench search_bench:1m --synthetic 200000 --queries 50 --efs 64 --reps 1 --filtered
+  else
+    run_bench search_bench:fashion --fashion /usr/share/datasets/fashion-mnist --queries 500 \
+      --efs 16,32,64,128,256 --reps 3 --ingest-files 10000
+    run_bench search_bench:100k --synthetic 100000 --queries 500 --efs 16,32,64,128,256 \
+      --reps 3 --filtered
+    run_bench search_bench:1m --synthetic 1000000 --queries 200 --exact-queries 20 \
+      --efs 32,64,128 --reps 3 --filtered
+  fi
+
+  discard_data
+
+  command_line="bench/run_benchmarks.sh"
+  if [[ $QUICK == 1 ]]; then command_line+=" --quick"; fi
+  if [[ $DIR != /tmp/vexfs-bench ]]; then command_line+=" --dir $DIR"; fi
+  if [[ $ONLY == search ]]; then
+    write_search_env "$start" "$initial_load" "$command_line --only search"
+    return
+  fi
+  rm -f "$RESULTS/search.env" "$RESULTS/search_commands.txt"
+  {
+    echo "ELAPSED=$(( $(date +%s) - start ))"
+    echo "DATE='$(date -u '+%Y-%m-%d %H:%M UTC')'"
+    echo "LOAD_START='$initial_load'"
+    echo "LOAD_END='$(cut -d' ' -f1-3 /proc/loadavg)'"
+    echo "INVOCATION='$command_line'"
+  } >"$RESULTS/run.env"
+  printf '%s\n' "${COMMANDS[@]}" >"$RESULTS/commands.txt"
+}
+
+# The store benchmarks of a full run (not rerun by --only search).
+run_store_benches() {
   if [[ $QUICK == 1 ]]; then
     run_bench snapshot_bench --sizes 1000,10000 --reps 5 --first-reps 1 \
       --cli "$BUILD/tools/vexfs/vexfs"
@@ -109,20 +152,26 @@ measure() {
     run_bench throughput_bench --small-count 10000 --single-count 300 --large-mib 64 --reps 5
     run_bench dedup_bench --files 2000 --snapshots 10 --changed 0.01
   fi
+}
 
-  discard_data
+# Removes the search results and data of an earlier run, keeping the rest.
+clear_search_results() {
+  mkdir -p "$RESULTS"
+  rm -rf "$DIR"/search-* "$RESULTS"/search_bench_* "$RESULTS/search.env"
+  if [[ -f $RESULTS/results.jsonl ]]; then
+    grep -v '^{"bench":"search"' "$RESULTS/results.jsonl" >"$RESULTS/results.tmp" || true
+    mv "$RESULTS/results.tmp" "$RESULTS/results.jsonl"
+  fi
+}
 
-  command_line="bench/run_benchmarks.sh"
-  if [[ $QUICK == 1 ]]; then command_line+=" --quick"; fi
-  if [[ $DIR != /tmp/vexfs-bench ]]; then command_line+=" --dir $DIR"; fi
+write_search_env() {
   {
-    echo "ELAPSED=$(( $(date +%s) - start ))"
-    echo "DATE='$(date -u '+%Y-%m-%d %H:%M UTC')'"
-    echo "LOAD_START='$initial_load'"
-    echo "LOAD_END='$(cut -d' ' -f1-3 /proc/loadavg)'"
-    echo "INVOCATION='$command_line'"
-  } >"$RESULTS/run.env"
-  printf '%s\n' "${COMMANDS[@]}" >"$RESULTS/commands.txt"
+    echo "SEARCH_ELAPSED=$(( $(date +%s) - $1 ))"
+    echo "SEARCH_DATE='$(date -u '+%Y-%m-%d %H:%M UTC')'"
+    echo "SEARCH_LOAD='$2 / $(cut -d' ' -f1-3 /proc/loadavg)'"
+    echo "SEARCH_INVOCATION='$3'"
+  } >"$RESULTS/search.env"
+  printf '%s\n' "${COMMANDS[@]}" >"$RESULTS/search_commands.txt"
 }
 
 # "ext4 (no journal; rw,relatime,discard)" for the filesystem holding $DIR.
@@ -139,6 +188,10 @@ render() {
   local fstype cpu
   # shellcheck disable=SC1091
   source "$RESULTS/run.env"
+  if [[ -f $RESULTS/search.env ]]; then
+    # shellcheck disable=SC1091
+    source "$RESULTS/search.env"
+  fi
   fstype=$(describe_filesystem)
   cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
   mkdir -p "$(dirname "$OUTPUT")"
@@ -159,14 +212,26 @@ render() {
          "figure is a median, and vexfs and its baseline run interleaved in one process)"
     echo "- Full run, build included: $((ELAPSED / 60)) min $((ELAPSED % 60)) s (deleting" \
          "the data afterwards runs in the background and is not included)"
+    if [[ -n ${SEARCH_DATE:-} ]]; then
+      echo "- The search benchmarks were rerun alone with \`$SEARCH_INVOCATION\` on" \
+           "$SEARCH_DATE in $((SEARCH_ELAPSED / 60)) min $((SEARCH_ELAPSED % 60)) s, load" \
+           "average $SEARCH_LOAD (start / end)"
+    fi
     echo
     echo "Reproduce with \`$INVOCATION\` from the repository root. It ran:"
     echo
     echo '```'
-    cat "$RESULTS/commands.txt"
+    if [[ -f $RESULTS/search_commands.txt ]]; then
+      grep -v search_bench "$RESULTS/commands.txt" || true
+      cat "$RESULTS/search_commands.txt"
+    else
+      cat "$RESULTS/commands.txt"
+    fi
     echo '```'
     echo
     cat "$RESULTS/snapshot_bench.md" "$RESULTS/throughput_bench.md" "$RESULTS/dedup_bench.md"
+    cat "$ROOT/bench/search_intro.md" "$RESULTS/search_bench_fashion.md" \
+      "$RESULTS/search_bench_100k.md" "$RESULTS/search_bench_1m.md"
     cat "$ROOT/bench/interpretation.md"
     echo
     echo "<details><summary>Raw results (one JSON line per benchmark, times in seconds)</summary>"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, builds, and shows the main job on built-in defaults: an agent's memory
-# store is created, written, snapshotted, changed, diffed and restored.
+# store is created, written, snapshotted, changed, diffed, branched from the old
+# snapshot, and searched by meaning, now and as of the older snapshot.
 # Usage: scripts/demo.sh [STORE_DIR]   (default: a new temporary directory)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,7 +36,11 @@ run diff before-replan
 run snapshot create after-replan -m "switched to benchmarking"
 run cat --at before-replan notes/plan.md
 run log
-run restore before-replan
-run cat notes/plan.md
+run branch recovered --from before-replan
+run cat --branch recovered notes/plan.md
 run fsck
+# Search shares only a few words with the note it finds; the preference deleted
+# after the first snapshot is found only as of that snapshot.
+run search "how short should my answers to the user be" -k 2
+run search "how short should my answers to the user be" -k 2 --at before-replan
 printf '\nstore left in %s\n' "$VEXFS_STORE"

@@ -6,7 +6,8 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   liblmdb-dev lmdb-utils
-  libssl-dev libzstd-dev libxxhash-dev libfaiss-dev
+  libssl-dev libzstd-dev libxxhash-dev libfaiss-dev zlib1g-dev
+  dataset-fashion-mnist
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   util-linux

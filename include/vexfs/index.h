@@ -65,6 +65,8 @@ struct SearchRequest {
   std::optional<TimeNs> modified_after;      // mtime >= this
   std::optional<TimeNs> modified_before;     // mtime < this
   bool passages = false;      // every matching passage, not the best one per file
+  bool snippets = true;       // read each hit's snippet (costs a read per hit)
+  int ef_search = 0;          // HNSW beam width for this query (0 = IndexOptions')
 };
 
 struct SearchHit {
@@ -98,6 +100,18 @@ struct IndexStatus {
   std::vector<ModelStatus> models;
 };
 
+// How vectors of a model are compared: inner product (cosine for unit vectors)
+// or Euclidean distance.
+enum class VectorMetric { kInnerProduct, kL2 };
+
+// One agent-supplied vector: for the whole file at `path`, or for the byte range
+// [range.first, range.first + range.second) of it.
+struct SuppliedVector {
+  std::string path;
+  std::optional<std::pair<uint64_t, uint64_t>> range;
+  std::vector<float> values;
+};
+
 // Metadata KEY=VALUE set on a file lives in this xattr ("user.vexfs.meta.KEY").
 std::string MetaXattrName(std::string_view key);
 
@@ -128,6 +142,10 @@ class Index {
   // dimension, NaN or infinity; nothing is written then.
   Status SetVector(std::string_view path, std::string_view model, const std::vector<float>& values,
                    std::string_view branch = "", std::optional<std::pair<uint64_t, uint64_t>> range = {});
+  // Many vectors of one model in one transaction (one sync): all or none are
+  // stored. The model's metric is fixed when it is first registered.
+  Status SetVectors(std::string_view model, VectorMetric metric,
+                    const std::vector<SuppliedVector>& vectors, std::string_view branch = "");
 
  private:
   explicit Index(std::unique_ptr<index::IndexImpl> impl);

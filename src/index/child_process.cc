@@ -1,11 +1,9 @@
-// Child process over pipes: spawn, exchange lines under a deadline, reap.
+// Child process over pipes: exchanging lines under a deadline, checking it between
+// exchanges, ending and reaping it. Starting it is spawn_pipes.cc's job.
 #include "index/child_process.h"
 
-#include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,9 +11,8 @@
 #include <cerrno>
 #include <cstring>
 #include <thread>
-#include <utility>
 
-extern char** environ;
+#include "index/spawn_pipes.h"
 
 namespace vexfs::index {
 namespace {
@@ -29,114 +26,10 @@ Status SystemError(const std::string& what) {
   return Status::IOError(what + ": " + std::strerror(errno));
 }
 
-// Owns a descriptor until released.
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-  void reset(int fd) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = fd;
-  }
-
- private:
-  int fd_;
-};
-
-// A pipe end numbered 0-2 (possible when the host closed its stdio) would be
-// clobbered by, or survive as, the child's stdin/stdout redirection; moving every
-// end above 2 makes the two dup2()s in the child independent of each other.
-Status MoveAboveStdio(Fd* fd) {
-  if (fd->get() > STDERR_FILENO) return Status::Ok();
-  int moved = ::fcntl(fd->get(), F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
-  if (moved < 0) return SystemError("fcntl");
-  fd->reset(moved);
-  return Status::Ok();
-}
-
-// Close-on-exec, so no other program the host starts inherits our ends.
-Status MakePipe(Fd* read_end, Fd* write_end) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return SystemError("pipe");
-  read_end->reset(fds[0]);
-  write_end->reset(fds[1]);
-  VEXFS_RETURN_IF_ERROR(MoveAboveStdio(read_end));
-  return MoveAboveStdio(write_end);
-}
-
-Status SetNonBlocking(int fd) {
-  int flags = ::fcntl(fd, F_GETFL);
-  if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) return SystemError("fcntl");
-  return Status::Ok();
-}
-
-// The child gets an empty signal mask, SIGPIPE at its default action (the host
-// may ignore it, and an ignored disposition survives exec), and a process group
-// of its own.
-Result<pid_t> Spawn(const std::string& command, int child_stdin, int child_stdout) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, child_stdin, STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, child_stdout, STDOUT_FILENO);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-  char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"),
-                  const_cast<char*>(command.c_str()), nullptr};
-  pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, "/bin/sh", &actions, &attr, argv, environ);
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return Status::IOError(std::string("cannot start /bin/sh: ") + std::strerror(rc));
-  return pid;
-}
-
-// write() that cannot kill the process. Writing to a pipe nobody reads raises
-// SIGPIPE, whose default action ends the whole host process, and a library may
-// not change the process-wide disposition. So SIGPIPE is blocked in this thread
-// for the write and, if the write raised it, consumed before the old mask
-// returns. A SIGPIPE that was already pending belongs to someone else: left alone.
-ssize_t WriteWithoutSigpipe(int fd, const char* data, size_t size) {
-  sigset_t pipe_only, old_mask, pending;
-  sigemptyset(&pipe_only);
-  sigaddset(&pipe_only, SIGPIPE);
-  sigpending(&pending);
-  bool was_pending = sigismember(&pending, SIGPIPE) == 1;
-  pthread_sigmask(SIG_BLOCK, &pipe_only, &old_mask);
-  ssize_t n = ::write(fd, data, size);
-  int err = errno;
-  if (n < 0 && err == EPIPE && !was_pending) {
-    const timespec no_wait{0, 0};
-    while (sigtimedwait(&pipe_only, nullptr, &no_wait) < 0 && errno == EINTR) {
-    }
-  }
-  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-  errno = err;
-  return n;
-}
-
 // Whole milliseconds left until `deadline`, rounded up; <= 0 once it has passed.
 int RemainingMs(Clock::time_point deadline) {
   auto left = std::chrono::ceil<milliseconds>(deadline - Clock::now()).count();
   return static_cast<int>(std::min<decltype(left)>(left, 1 << 30));
-}
-
-std::string LinePosition(size_t got, size_t count) {
-  return "response line " + std::to_string(got + 1) + " of " + std::to_string(count);
 }
 
 }  // namespace
@@ -152,16 +45,9 @@ std::string DescribeExit(int wait_status) {
 }
 
 Result<std::unique_ptr<ChildProcess>> ChildProcess::Start(const std::string& command) {
-  Fd stdin_read, stdin_write, stdout_read, stdout_write;
-  VEXFS_RETURN_IF_ERROR(MakePipe(&stdin_read, &stdin_write));
-  VEXFS_RETURN_IF_ERROR(MakePipe(&stdout_read, &stdout_write));
-  VEXFS_RETURN_IF_ERROR(SetNonBlocking(stdin_write.get()));
-  VEXFS_RETURN_IF_ERROR(SetNonBlocking(stdout_read.get()));
-  VEXFS_ASSIGN_OR_RETURN(pid_t pid, Spawn(command, stdin_read.get(), stdout_write.get()));
-  // stdin_read and stdout_write close here: the child holds its own copies, and
-  // only then does its exit show as end of stream on our side.
+  VEXFS_ASSIGN_OR_RETURN(PipedChild child, SpawnWithPipes(command));
   return std::unique_ptr<ChildProcess>(
-      new ChildProcess(pid, stdin_write.release(), stdout_read.release()));
+      new ChildProcess(child.pid, child.stdin_fd, child.stdout_fd));
 }
 
 ChildProcess::~ChildProcess() {
@@ -173,61 +59,82 @@ ChildProcess::~ChildProcess() {
   KillAndReap();
 }
 
+// One exchange in progress.
+struct ChildProcess::Transfer {
+  std::string_view input;
+  size_t written = 0;               // bytes of input the child has been given
+  size_t count = 0;                 // lines wanted
+  size_t first = 0;                 // lines->size() when the exchange began
+  std::vector<std::string>* lines = nullptr;
+
+  size_t received() const { return lines->size() - first; }
+  // "response line K of N", K being the next line expected.
+  std::string Position() const {
+    return "response line " + std::to_string(received() + 1) + " of " + std::to_string(count);
+  }
+};
+
 Status ChildProcess::Exchange(std::string_view input, size_t count, milliseconds timeout,
                               std::vector<std::string>* lines) {
   if (!alive()) return Status::IOError("embedder process is not running");
   const Clock::time_point deadline = Clock::now() + timeout;
-  const size_t first = lines->size();
-  size_t written = 0;
-  while (lines->size() - first < count) {
-    size_t got = lines->size() - first;
+  Transfer t{input, 0, count, lines->size(), lines};
+  while (t.received() < count) {
     int wait_ms = RemainingMs(deadline);
     if (wait_ms <= 0) {
-      KillAndReap();
-      return Status::IOError("timed out after " + std::to_string(timeout.count()) +
-                             " ms waiting for " + LinePosition(got, count));
+      return Abandon(Status::IOError("timed out after " + std::to_string(timeout.count()) +
+                                     " ms waiting for " + t.Position()));
     }
     pollfd fds[2] = {{stdout_fd_, POLLIN, 0}, {stdin_fd_, POLLOUT, 0}};
-    nfds_t nfds = written < input.size() ? 2 : 1;
+    nfds_t nfds = t.written < input.size() ? 2 : 1;
     int ready = ::poll(fds, nfds, wait_ms);
-    if (ready < 0 && errno != EINTR) {
-      Status s = SystemError("poll");
-      KillAndReap();
-      return s;
-    }
+    if (ready < 0 && errno != EINTR) return Abandon(SystemError("poll"));
     if (ready <= 0) continue;  // the loop's top reports a timeout
-    if (fds[0].revents != 0) {
-      bool eof = false;
-      VEXFS_RETURN_IF_ERROR(ReadAvailable(&eof));
-      VEXFS_RETURN_IF_ERROR(TakeLines(count - got, lines));
-      if (eof && lines->size() - first < count) {
-        return Status::IOError(ReapAfterClose() + " before " +
-                               LinePosition(lines->size() - first, count));
-      }
-    }
-    if (nfds == 2 && fds[1].revents != 0) {
-      size_t size = std::min(kIoChunk, input.size() - written);
-      ssize_t n = WriteWithoutSigpipe(stdin_fd_, input.data() + written, size);
-      if (n > 0) {
-        written += static_cast<size_t>(n);
-      } else if (errno == EPIPE) {
-        return Status::IOError(ReapAfterClose() + " before reading all its input (at " +
-                               LinePosition(lines->size() - first, count) + ")");
-      } else if (errno != EAGAIN && errno != EINTR) {
-        Status s = SystemError("write to embedder process");
-        KillAndReap();
-        return s;
-      }
-    }
+    if (fds[0].revents != 0) VEXFS_RETURN_IF_ERROR(Receive(&t));
+    if (nfds == 2 && fds[1].revents != 0) VEXFS_RETURN_IF_ERROR(Send(&t));
   }
-  if (!pending_.empty() || written < input.size()) {
-    KillAndReap();
-    return Status::IOError(!pending_.empty()
-                               ? "embedder process wrote more than " + std::to_string(count) +
-                                     " response lines"
-                               : "embedder process answered before reading all its input");
+  // Anything beyond the answers would be taken for answers to the next batch.
+  if (!pending_.empty()) {
+    return Abandon(Status::IOError("embedder process wrote more than " +
+                                   std::to_string(count) + " response lines"));
+  }
+  if (t.written < input.size()) {
+    return Abandon(Status::IOError("embedder process answered before reading all its input"));
   }
   return Status::Ok();
+}
+
+Status ChildProcess::Receive(Transfer* t) {
+  bool eof = false;
+  VEXFS_RETURN_IF_ERROR(ReadAvailable(&eof));
+  TakeLines(t->count - t->received(), t->lines);
+  if (pending_.size() > kMaxLineBytes) {
+    return Abandon(Status::IOError(t->Position() + " is longer than " +
+                                   std::to_string(kMaxLineBytes) + " bytes"));
+  }
+  if (eof && t->received() < t->count) {
+    return Status::IOError(ReapAfterClose() + " before " + t->Position());
+  }
+  return Status::Ok();
+}
+
+Status ChildProcess::Send(Transfer* t) {
+  size_t size = std::min(kIoChunk, t->input.size() - t->written);
+  ssize_t n = WriteWithoutSigpipe(stdin_fd_, t->input.data() + t->written, size);
+  if (n > 0) {
+    t->written += static_cast<size_t>(n);
+  } else if (errno == EPIPE) {
+    return Status::IOError(ReapAfterClose() + " before reading all its input (at " +
+                           t->Position() + ")");
+  } else if (errno != EAGAIN && errno != EINTR) {
+    return Abandon(SystemError("write to embedder process"));
+  }
+  return Status::Ok();
+}
+
+Status ChildProcess::Abandon(Status error) {
+  KillAndReap();
+  return error;
 }
 
 Status ChildProcess::CheckIdle() {
@@ -241,8 +148,7 @@ Status ChildProcess::CheckIdle() {
     bool eof = false;
     VEXFS_RETURN_IF_ERROR(ReadAvailable(&eof));
     if (!pending_.empty()) {
-      KillAndReap();
-      return Status::IOError("embedder process wrote output nobody asked for");
+      return Abandon(Status::IOError("embedder process wrote output nobody asked for"));
     }
     if (eof) {
       ReapAfterClose();
@@ -267,14 +173,12 @@ Status ChildProcess::ReadAvailable(bool* eof) {
   } else if (n == 0) {
     *eof = true;
   } else if (errno != EAGAIN && errno != EINTR) {
-    Status s = SystemError("read from embedder process");
-    KillAndReap();
-    return s;
+    return Abandon(SystemError("read from embedder process"));
   }
   return Status::Ok();
 }
 
-Status ChildProcess::TakeLines(size_t count, std::vector<std::string>* lines) {
+void ChildProcess::TakeLines(size_t count, std::vector<std::string>* lines) {
   size_t start = 0;
   for (size_t taken = 0; taken < count; ++taken) {
     size_t newline = pending_.find('\n', start);
@@ -283,12 +187,6 @@ Status ChildProcess::TakeLines(size_t count, std::vector<std::string>* lines) {
     start = newline + 1;
   }
   pending_.erase(0, start);
-  if (pending_.size() > kMaxLineBytes) {
-    KillAndReap();
-    return Status::IOError("embedder process wrote a line longer than " +
-                           std::to_string(kMaxLineBytes) + " bytes");
-  }
-  return Status::Ok();
 }
 
 std::string ChildProcess::ReapAfterClose() {

@@ -80,10 +80,17 @@ class ChildProcess {
   ChildProcess(pid_t pid, int stdin_fd, int stdout_fd)
       : pid_(pid), stdin_fd_(stdin_fd), stdout_fd_(stdout_fd) {}
 
+  struct Transfer;
+  // Reads what stdout has and moves complete lines to the transfer's lines.
+  Status Receive(Transfer* t);
+  // Writes what stdin takes of the rest of the transfer's input.
+  Status Send(Transfer* t);
+  // Kills and reaps the child, then returns `error`.
+  Status Abandon(Status error);
   // Reads what is available into pending_. Sets *eof at end of stream.
   Status ReadAvailable(bool* eof);
   // Moves the complete lines in pending_ to `lines`, at most `count` in total.
-  Status TakeLines(size_t count, std::vector<std::string>* lines);
+  void TakeLines(size_t count, std::vector<std::string>* lines);
   // The child closed a pipe: waits up to kExitGrace for it to exit, reaps it
   // (killing it if it did not exit), and says how it ended.
   std::string ReapAfterClose();

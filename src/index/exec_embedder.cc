@@ -23,10 +23,17 @@ std::string Quote(std::string_view text) {
   return "'" + std::string(text.substr(0, kMaxQuoted)) + "...'";
 }
 
+// nlohmann says why a line is not JSON (a syntax error, or a number beyond double
+// range such as 1e999) only in an exception; it stops here, at the boundary.
 Result<Json> ParseLine(const std::string& line) {
-  Json value = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) return Status::IOError("not a JSON value: " + Quote(line));
-  return value;
+  try {
+    return Json::parse(line);
+  } catch (const Json::exception& e) {
+    std::string_view reason = e.what();
+    size_t tag_end = reason.find("] ");  // drops "[json.exception.parse_error.101] "
+    if (tag_end != std::string_view::npos) reason.remove_prefix(tag_end + 2);
+    return Status::IOError("not valid JSON (" + std::string(reason) + "): " + Quote(line));
+  }
 }
 
 bool IsValidModelName(std::string_view name) {

@@ -7,11 +7,14 @@
 //   Its stdin and stdout are pipes to VexFS; its stderr is VexFS's stderr (use it
 //   for diagnostics: stdout carries only protocol lines). It is started when the
 //   embedder is created (the handshake must succeed before a store can record the
-//   model) and kept running across batches.
+//   model) and kept running across batches. Errors report how the process
+//   ended; a shell that forks COMMAND reports death by signal N as exit status
+//   128+N, so "exec PROGRAM ARGS" makes PROGRAM itself the child.
 // Lines. Every message either way is one JSON value (RFC 8259, UTF-8) on one line
-//   ending in "\n". Responses must come in request order, one per request; the
-//   process may read ahead and answer in bursts, and should flush stdout once it
-//   has answered everything it has read.
+//   ending in "\n" (a "\r" before it is tolerated; newlines inside texts are
+//   escaped by JSON). Responses must come in request order, one per request; the
+//   process may read ahead and answer in bursts, and must flush stdout once it
+//   has answered everything it has read. A response line may be up to 16 MiB.
 // Handshake. VexFS writes {"op":"info"}; the process answers one object:
 //     {"model":"NAME","dim":N,"metric":"ip"|"l2","fingerprint":"..."}
 //   model        required; 1-128 characters of [A-Za-z0-9._:-]. Becomes the model
@@ -27,18 +30,24 @@
 //     {"text":"..."}
 //   (bytes that are not valid UTF-8 are replaced by U+FFFD), and reads exactly one
 //   response line per text: {"vector":[x1,...,xdim]} or a bare [x1,...,xdim].
-//   Every x is a JSON number that fits a 32-bit float; there must be exactly dim
-//   of them. Output after the last response of a batch, or output while no batch
-//   is in progress, is an error.
-// End. When VexFS is done it closes the process's stdin; the process should exit.
-//   After kExitGrace (1 s) its process group is killed with SIGKILL.
+//   Every x is a JSON number (integer or not) whose value fits a 32-bit float:
+//   JSON cannot say NaN or infinity, a number beyond double range (1e999) is
+//   refused by the JSON parser, and one beyond float range (1e39) by VexFS.
+//   There must be exactly dim of them. Output after the last response of a
+//   batch, or output while no batch is in progress, is an error.
+// End. When VexFS is done it closes the process's stdin; the process should exit
+//   then. VexFS waits up to kExitGrace (1 s), then sends SIGKILL to the process
+//   group (ending helpers the process left behind) and reaps the process.
 //
 // Errors. Every error is kIOError, whether the process failed (could not start,
 // timed out, exited, crashed) or answered wrongly (a line that is not JSON, not
 // the expected shape, a wrong length, a value that is not a finite float): both
 // are faults of the embedder, not of the caller's input. Messages name the
 // command and the 1-based response line within the batch ("embedder command
-// 'x': response line 2 of 5: vector has 3 values, not 4"). On any error the
+// 'x': response line 2 of 5: vector has 3 values, not 4"; "embedder command 'x':
+// embedder process exited (status 3) before response line 3 of 4"; "... was
+// killed by signal 11 before ..."; "... timed out after 30000 ms waiting for
+// response line 1 of 8"; "... handshake: ..."). On any error the
 // batch's output is discarded (Embed leaves `out` as it was) and the process is
 // killed (SIGKILL to its group, then reaped), so a later batch starts afresh.
 // Restart. A process that has ended between batches (or was killed after an

@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <list>
 #include <mutex>
-#include <shared_mutex>
 #include <thread>
 
 #include "common/sha256.h"
@@ -15,6 +14,7 @@
 #include "index/indexer.h"
 #include "index/model_registry.h"
 #include "index/searcher.h"
+#include "index/supplied_vectors.h"
 #include "index/vector_index.h"
 #include "index/vector_log.h"
 #include "index/view_catalog.h"
@@ -30,6 +30,7 @@ namespace {
 
 constexpr size_t kMaxK = 10000;
 constexpr size_t kCachedCatalogs = 4;
+constexpr size_t kCachedFilters = 8;
 constexpr std::string_view kEmbedderKey = "ix_embedder";
 
 Result<std::string> StoredEmbedderSpec(internal::StoreImpl* impl) {
@@ -75,8 +76,14 @@ class IndexImpl {
   void StopBackground();
   Status Rebuild(const ProgressFn& progress);
   Result<SearchResult> Search(const SearchRequest& request);
-  Status SetVector(std::string_view path, std::string_view model, const std::vector<float>& values,
-                   std::string_view branch, std::optional<std::pair<uint64_t, uint64_t>> range);
+  Status SetVectors(std::string_view model, VectorMetric metric,
+                    const std::vector<SuppliedVector>& vectors, std::string_view branch) {
+    if (vectors.empty()) return Status::Ok();
+    ModelInfo info{std::string(model), static_cast<uint32_t>(vectors.front().values.size()),
+                   metric == VectorMetric::kL2 ? Metric::kL2 : Metric::kInnerProduct,
+                   "supplied"};
+    return StoreSuppliedVectors(impl_, branch, info, vectors);
+  }
 
  private:
   struct CachedCatalog {
@@ -88,21 +95,36 @@ class IndexImpl {
   Result<std::vector<float>> QueryVector(const SearchRequest& request, const ModelRecord& model);
   Result<std::shared_ptr<const ViewCatalog>> Catalog(const SearchRequest& request,
                                                      const ModelRecord& model);
-  Result<VectorIndex*> AnnIndex(const ModelRecord& model);
+  // The filter result of `request` over `catalog` (null without filters), cached.
+  Result<std::shared_ptr<const FilterResult>> Filter(
+      const std::shared_ptr<const ViewCatalog>& catalog, const SearchRequest& request);
+  Result<VectorIndex*> AnnIndex(const ModelRecord& model, bool load);
   std::string IndexDir() const { return store_->path() + "/index"; }
 
   Store* store_;
   internal::StoreImpl* impl_;
   IndexOptions options_;
-  std::mutex embed_mu_;  // guards embedder_ (one user at a time)
+  std::mutex embed_mu_;  // guards embedder_, which embeds queries
   std::unique_ptr<Embedder> embedder_;
   std::string spec_;
+  std::mutex index_mu_;  // guards index_embedder_ and serialises Wait()
+  std::unique_ptr<Embedder> index_embedder_;
 
-  std::mutex cache_mu_;  // guards catalogs_
+  struct CachedFilter {
+    std::shared_ptr<const ViewCatalog> catalog;  // keeps the catalog the result indexes
+    std::string key;
+    std::shared_ptr<const FilterResult> result;
+  };
+  std::mutex cache_mu_;  // guards catalogs_ and filters_
   std::list<CachedCatalog> catalogs_;  // most recent first
+  std::list<CachedFilter> filters_;    // most recent first
 
-  std::shared_mutex ann_mu_;  // exclusive to load or catch up, shared to search
-  std::map<uint32_t, std::unique_ptr<VectorIndex>> ann_;
+  struct LoadedAnn {
+    std::unique_ptr<VectorIndex> index;
+    uint64_t caught_up_at = 0;  // LMDB transaction id of the last catch-up
+  };
+  std::mutex ann_mu_;  // guards ann_; held for a whole search (FAISS's beam width is global)
+  std::map<uint32_t, LoadedAnn> ann_;
 
   std::mutex bg_mu_;
   std::condition_variable bg_cv_;
@@ -126,8 +148,12 @@ Result<IndexStatus> IndexImpl::GetStatus() {
 }
 
 Status IndexImpl::Wait(const ProgressFn& progress) {
-  std::lock_guard lock(embed_mu_);
-  Indexer indexer(impl_, embedder_.get());
+  // Indexing has its own embedder, so a long drain never holds up a query.
+  std::lock_guard lock(index_mu_);
+  if (!index_embedder_) {
+    VEXFS_ASSIGN_OR_RETURN(index_embedder_, MakeEmbedder(spec_));
+  }
+  Indexer indexer(impl_, index_embedder_.get());
   return indexer.Drain(progress);
 }
 
@@ -157,7 +183,7 @@ void IndexImpl::StopBackground() {
 }
 
 Status IndexImpl::Rebuild(const ProgressFn& progress) {
-  std::unique_lock lock(ann_mu_);
+  std::lock_guard lock(ann_mu_);
   ann_.clear();
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
@@ -169,7 +195,7 @@ Status IndexImpl::Rebuild(const ProgressFn& progress) {
     HnswParams params{options_.hnsw_m, options_.hnsw_ef_construction, options_.hnsw_ef_search};
     VEXFS_ASSIGN_OR_RETURN(auto ann, VectorIndex::Open(impl_, m, IndexDir(), params, progress));
     VEXFS_RETURN_IF_ERROR(ann->SaveCheckpoint());
-    ann_[m.id] = std::move(ann);
+    ann_[m.id] = LoadedAnn{std::move(ann), 0};
   }
   return Status::Ok();
 }
@@ -246,17 +272,23 @@ Result<std::shared_ptr<const ViewCatalog>> IndexImpl::Catalog(const SearchReques
   return shared;
 }
 
-Result<VectorIndex*> IndexImpl::AnnIndex(const ModelRecord& model) {
-  // Called with ann_mu_ held exclusively by Search() when loading is needed.
+Result<VectorIndex*> IndexImpl::AnnIndex(const ModelRecord& model, bool load) {
+  // Called with ann_mu_ held by Search().
   auto it = ann_.find(model.id);
   if (it == ann_.end()) {
+    if (!load || model.id == 0) return static_cast<VectorIndex*>(nullptr);
     HnswParams params{options_.hnsw_m, options_.hnsw_ef_construction, options_.hnsw_ef_search};
     VEXFS_ASSIGN_OR_RETURN(auto ann, VectorIndex::Open(impl_, model, IndexDir(), params));
-    it = ann_.emplace(model.id, std::move(ann)).first;
-  } else {
-    VEXFS_RETURN_IF_ERROR(it->second->CatchUp());
+    it = ann_.emplace(model.id, LoadedAnn{std::move(ann), 0}).first;
   }
-  VectorIndex* ann = it->second.get();
+  // Catch up only when something was committed since the last time.
+  uint64_t txn_id = LastTxnId(impl_);
+  LoadedAnn& loaded = it->second;
+  if (loaded.caught_up_at != txn_id) {
+    VEXFS_RETURN_IF_ERROR(loaded.index->CatchUp());
+    loaded.caught_up_at = txn_id;
+  }
+  VectorIndex* ann = loaded.index.get();
   // Checkpoint when a good share of the graph would otherwise be replayed again.
   if (ann->unsaved() >= std::max<uint64_t>(1000, ann->size() / 4)) {
     Status saved = ann->SaveCheckpoint();
@@ -265,57 +297,36 @@ Result<VectorIndex*> IndexImpl::AnnIndex(const ModelRecord& model) {
   return ann;
 }
 
+Result<std::shared_ptr<const FilterResult>> IndexImpl::Filter(
+    const std::shared_ptr<const ViewCatalog>& catalog, const SearchRequest& request) {
+  std::string key = FilterKey(request);
+  if (key.empty()) return std::shared_ptr<const FilterResult>();
+  {
+    std::lock_guard lock(cache_mu_);
+    for (auto it = filters_.begin(); it != filters_.end(); ++it) {
+      if (it->catalog != catalog || it->key != key) continue;
+      filters_.splice(filters_.begin(), filters_, it);
+      return filters_.front().result;
+    }
+  }
+  VEXFS_ASSIGN_OR_RETURN(FilterResult built, ApplyFilter(impl_, *catalog, request));
+  auto shared = std::make_shared<const FilterResult>(std::move(built));
+  std::lock_guard lock(cache_mu_);
+  filters_.push_front({catalog, key, shared});
+  if (filters_.size() > kCachedFilters) filters_.pop_back();
+  return shared;
+}
+
 Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
   VEXFS_RETURN_IF_ERROR(ValidateRequest(request));
   VEXFS_ASSIGN_OR_RETURN(ModelRecord model, ResolveModel(request));
   VEXFS_ASSIGN_OR_RETURN(std::vector<float> query, QueryVector(request, model));
   VEXFS_ASSIGN_OR_RETURN(auto catalog, Catalog(request, model));
+  VEXFS_ASSIGN_OR_RETURN(auto filter, Filter(catalog, request));
   SearchTuning tuning{options_.exact_max_visible, options_.hnsw_ef_search};
-  // Loading or catching up the graph needs exclusive access; searching shares it.
-  std::unique_lock lock(ann_mu_);
-  auto get_index = [&]() { return AnnIndex(model); };
-  return SearchCatalog(impl_, *catalog, model, query, request, tuning, get_index);
-}
-
-Status IndexImpl::SetVector(std::string_view path, std::string_view model_name,
-                            const std::vector<float>& values, std::string_view branch,
-                            std::optional<std::pair<uint64_t, uint64_t>> range) {
-  ModelInfo info{std::string(model_name), static_cast<uint32_t>(values.size()),
-                 Metric::kInnerProduct, "supplied"};
-  VEXFS_RETURN_IF_ERROR(ValidateModelName(info.name));
-  VEXFS_RETURN_IF_ERROR(ValidateVector(info, values.data(), values.size()));
-  internal::TxnScope scope(impl_);
-  VEXFS_RETURN_IF_ERROR(scope.Begin(/*write=*/true, branch));
-  VEXFS_ASSIGN_OR_RETURN(uint64_t ino, scope.Resolve(path));
-  VEXFS_ASSIGN_OR_RETURN(internal::InodeRecord rec, scope.LoadInode(ino));
-  if (rec.type != FileType::kRegular) {
-    return Status::InvalidArgument("'" + std::string(path) + "' is not a regular file");
-  }
-  uint64_t offset = range ? range->first : 0;
-  uint64_t length = range ? range->second : rec.size;
-  if (offset > rec.size || length > rec.size - offset) {
-    return Status::InvalidArgument("range is outside the file (" + std::to_string(rec.size) +
-                                   " bytes)");
-  }
-  VEXFS_ASSIGN_OR_RETURN(internal::Manifest m, scope.BuildManifest(ino, rec));
-  ObjectId manifest = internal::ComputeObjectId(internal::ObjectType::kManifest,
-                                                internal::EncodeManifest(m));
-  VEXFS_ASSIGN_OR_RETURN(std::string bytes, internal::ReadManifestRange(scope.objects(), m, offset, length));
-  VEXFS_ASSIGN_OR_RETURN(ModelRecord model, RegisterModel(&scope.txn(), scope.dbs(), info,
-                                                          ModelKind::kSupplied));
-  // The key covers the range too: equal bytes at two ranges are two passages.
-  ObjectId hash = Sha256Of(bytes + "@" + std::to_string(offset) + "+" + std::to_string(length));
-  VEXFS_ASSIGN_OR_RETURN(uint64_t id, AppendVector(&scope.txn(), scope.dbs(), &model, hash,
-                                                   values.data()));
-  VEXFS_ASSIGN_OR_RETURN(auto stored, LoadPassages(scope.txn(), scope.dbs(), model.id, manifest));
-  std::vector<StoredPassage> passages = stored ? *stored : std::vector<StoredPassage>();
-  std::erase_if(passages, [&](const StoredPassage& p) {
-    return p.offset == offset && p.length == length;
-  });
-  passages.push_back({offset, length, id});
-  VEXFS_RETURN_IF_ERROR(SavePassages(&scope.txn(), scope.dbs(), model.id, manifest, passages));
-  VEXFS_RETURN_IF_ERROR(SaveModel(&scope.txn(), scope.dbs(), model));
-  return scope.Commit();
+  std::lock_guard lock(ann_mu_);
+  auto get_index = [&](bool load) { return AnnIndex(model, load); };
+  return SearchCatalog(impl_, *catalog, filter.get(), model, query, request, tuning, get_index);
 }
 
 }  // namespace index
@@ -360,7 +371,13 @@ Result<SearchResult> Index::Search(const SearchRequest& request) { return impl_-
 Status Index::SetVector(std::string_view path, std::string_view model,
                         const std::vector<float>& values, std::string_view branch,
                         std::optional<std::pair<uint64_t, uint64_t>> range) {
-  return impl_->SetVector(path, model, values, branch, range);
+  return SetVectors(model, VectorMetric::kInnerProduct, {{std::string(path), range, values}},
+                    branch);
+}
+
+Status Index::SetVectors(std::string_view model, VectorMetric metric,
+                         const std::vector<SuppliedVector>& vectors, std::string_view branch) {
+  return impl_->SetVectors(model, metric, vectors, branch);
 }
 
 }  // namespace vexfs

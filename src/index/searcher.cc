@@ -2,7 +2,6 @@
 #include "index/searcher.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "index/text_detect.h"
 #include "index/vector_log.h"
@@ -28,64 +27,32 @@ bool PathIsUnder(std::string_view path, std::string_view under) {
   return path.starts_with(under) && (path.size() == under.size() || path[under.size()] == '/');
 }
 
-class Search {
+// Evaluates the request's filters over a catalog (see FilterResult).
+class FilterBuilder {
  public:
-  Search(internal::StoreImpl* impl, const ViewCatalog& catalog, const ModelRecord& model,
-         const std::vector<float>& query, const SearchRequest& request,
-         const SearchTuning& tuning)
-      : impl_(impl), catalog_(catalog), model_(model), query_(query), request_(request),
-        tuning_(tuning) {}
+  FilterBuilder(internal::StoreImpl* impl, const ViewCatalog& catalog,
+                const SearchRequest& request)
+      : impl_(impl), catalog_(catalog), request_(request) {}
 
-  Result<SearchResult> Run(const VectorIndexGetter& get_index) {
-    VEXFS_RETURN_IF_ERROR(FilterFiles());
-    result_.model = model_.info.name;
-    result_.unindexed_files = catalog_.unindexed_files;
-    result_.visible_vectors = visible_count_;
-    std::vector<Candidate> best;
-    if (visible_count_ <= tuning_.exact_max_visible) {
-      result_.method = "exact";
-      VEXFS_ASSIGN_OR_RETURN(best, Exact(nullptr));
-    } else {
-      VEXFS_ASSIGN_OR_RETURN(VectorIndex* ann, get_index());
-      VEXFS_ASSIGN_OR_RETURN(best, Approximate(*ann));
-    }
-    VEXFS_RETURN_IF_ERROR(MakeHits(best));
-    return std::move(result_);
-  }
-
- private:
-  bool HasFilter() const {
-    return !request_.under.empty() || !request_.where.empty() || request_.modified_after ||
-           request_.modified_before;
-  }
-
-  Status FilterFiles() {
-    passes_.assign(catalog_.files.size(), true);
-    if (!HasFilter()) {
-      visible_ = &catalog_.all_visible;
-      visible_count_ = catalog_.visible_vectors;
-      for (const CatalogFile& f : catalog_.files) matching_items_ += ItemsOf(f);
-      return Status::Ok();
-    }
-    own_visible_.assign(catalog_.all_visible.size(), 0);
+  Result<FilterResult> Build() {
+    FilterResult out;
+    out.passes.assign(catalog_.files.size(), false);
+    out.visible.assign(catalog_.all_visible.size(), 0);
     internal::Txn txn;
     VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
     for (size_t i = 0; i < catalog_.files.size(); ++i) {
-      VEXFS_ASSIGN_OR_RETURN(bool ok, Passes(txn, catalog_.files[i]));
-      passes_[i] = ok;
+      const CatalogFile& f = catalog_.files[i];
+      VEXFS_ASSIGN_OR_RETURN(bool ok, Passes(txn, f));
       if (!ok) continue;
-      visible_count_ += MarkVisible(catalog_.files[i], &own_visible_);
-      matching_items_ += ItemsOf(catalog_.files[i]);
+      out.passes[i] = true;
+      out.visible_count += MarkVisible(f, &out.visible);
+      out.matching_files += 1;
+      out.matching_passages += f.passages.size();
     }
-    visible_ = &own_visible_;
-    return Status::Ok();
+    return out;
   }
 
-  uint64_t ItemsOf(const CatalogFile& f) const {
-    if (f.passages.empty()) return 0;
-    return request_.passages ? f.passages.size() : 1;
-  }
-
+ private:
   Result<bool> Passes(const internal::Txn& txn, const CatalogFile& f) {
     if (f.passages.empty() || !PathIsUnder(f.path, request_.under)) return false;
     if (request_.modified_after && f.mtime < *request_.modified_after) return false;
@@ -112,18 +79,64 @@ class Search {
     return out;
   }
 
+  internal::StoreImpl* impl_;
+  const ViewCatalog& catalog_;
+  const SearchRequest& request_;
+};
+
+class Search {
+ public:
+  Search(internal::StoreImpl* impl, const ViewCatalog& catalog, const FilterResult* filter,
+         const ModelRecord& model, const std::vector<float>& query,
+         const SearchRequest& request, const SearchTuning& tuning)
+      : impl_(impl), catalog_(catalog), filter_(filter), model_(model), query_(query),
+        request_(request), tuning_(tuning) {}
+
+  Result<SearchResult> Run(const VectorIndexGetter& get_index) {
+    UseFilter();
+    result_.model = model_.info.name;
+    result_.unindexed_files = catalog_.unindexed_files;
+    result_.visible_vectors = visible_count_;
+    std::vector<Candidate> best;
+    if (visible_count_ <= tuning_.exact_max_visible) {
+      result_.method = "exact";
+      // The graph's copy of the vectors, when loaded, beats reading the log.
+      VEXFS_ASSIGN_OR_RETURN(VectorIndex* loaded, get_index(/*load=*/false));
+      VEXFS_ASSIGN_OR_RETURN(best, Exact(loaded));
+    } else {
+      VEXFS_ASSIGN_OR_RETURN(VectorIndex* ann, get_index(/*load=*/true));
+      VEXFS_ASSIGN_OR_RETURN(best, Approximate(*ann));
+    }
+    VEXFS_RETURN_IF_ERROR(MakeHits(best));
+    return std::move(result_);
+  }
+
+ private:
+  void UseFilter() {
+    if (filter_ == nullptr) {  // every file passes: nothing to compute per query
+      visible_ = &catalog_.all_visible;
+      visible_count_ = catalog_.visible_vectors;
+      matching_items_ = request_.passages ? catalog_.uses.size() : catalog_.searchable_files;
+      return;
+    }
+    visible_ = &filter_->visible;
+    visible_count_ = filter_->visible_count;
+    matching_items_ = request_.passages ? filter_->matching_passages : filter_->matching_files;
+  }
+
+  bool Passes(uint32_t file) const { return filter_ == nullptr || filter_->passes[file]; }
+
   // Scores every visible passage; keeps the k best files (or passages).
   Result<std::vector<Candidate>> Exact(const VectorIndex* ann) {
     internal::Txn txn;
     VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
-    std::unordered_map<uint64_t, float> score_of;  // a passage shared by files is scored once
     std::vector<Candidate> items;
     for (uint32_t f = 0; f < catalog_.files.size(); ++f) {
-      if (!passes_[f]) continue;
+      if (!Passes(f)) continue;
       const CatalogFile& file = catalog_.files[f];
       std::optional<Candidate> file_best;
       for (uint32_t p = 0; p < file.passages.size(); ++p) {
-        VEXFS_ASSIGN_OR_RETURN(float score, ScoreOf(txn, ann, file.passages[p].vector, &score_of));
+        VEXFS_ASSIGN_OR_RETURN(float score, ScoreOf(txn, ann, file.passages[p].vector));
         Candidate c{f, p, score};
         if (request_.passages) {
           items.push_back(c);
@@ -136,19 +149,12 @@ class Search {
     return KeepBest(std::move(items));
   }
 
-  Result<float> ScoreOf(const internal::Txn& txn, const VectorIndex* ann, uint64_t id,
-                        std::unordered_map<uint64_t, float>* cache) {
-    auto it = cache->find(id);
-    if (it != cache->end()) return it->second;
-    float score;
+  Result<float> ScoreOf(const internal::Txn& txn, const VectorIndex* ann, uint64_t id) {
     if (ann != nullptr && id < ann->size()) {
-      score = Similarity(model_.info.metric, query_.data(), ann->vector(id), model_.info.dim);
-    } else {
-      VEXFS_ASSIGN_OR_RETURN(VectorRecord rec, ReadVector(txn, impl_->dbs(), model_, id));
-      score = Similarity(model_.info.metric, query_.data(), rec.values.data(), model_.info.dim);
+      return Similarity(model_.info.metric, query_.data(), ann->vector(id), model_.info.dim);
     }
-    cache->emplace(id, score);
-    return score;
+    VEXFS_RETURN_IF_ERROR(ReadVectorValues(txn, impl_->dbs(), model_, id, &scratch_));
+    return Similarity(model_.info.metric, query_.data(), scratch_.data(), model_.info.dim);
   }
 
   // Best first; ties go to the earlier path (and passage), for stable answers.
@@ -172,7 +178,8 @@ class Search {
     size_t ask = request_.passages ? request_.k : request_.k * 2;
     double fraction = double(visible_count_) / double(std::max<uint64_t>(1, ann.size()));
     for (;;) {
-      int ef = std::max<int>(tuning_.ef_search, static_cast<int>(ask));
+      int base_ef = request_.ef_search > 0 ? request_.ef_search : tuning_.ef_search;
+      int ef = std::max<int>(base_ef, static_cast<int>(ask));
       if (fraction < 0.5) ef = static_cast<int>(ef * std::min(0.5 / fraction, 16.0));
       ef = std::min(ef, std::max(kMaxEf, static_cast<int>(ask)));
       VEXFS_ASSIGN_OR_RETURN(auto ids, ann.Search(query_.data(), ask, *visible_, ef));
@@ -193,7 +200,7 @@ class Search {
       auto it = std::lower_bound(catalog_.uses.begin(), catalog_.uses.end(), id.id,
                                  [](const VectorUse& u, uint64_t v) { return u.vector < v; });
       for (; it != catalog_.uses.end() && it->vector == id.id; ++it) {
-        if (!passes_[it->file]) continue;
+        if (!Passes(it->file)) continue;
         if (!request_.passages) {
           if (taken[it->file]) continue;
           taken[it->file] = true;
@@ -210,7 +217,9 @@ class Search {
       const CatalogFile& f = catalog_.files[c.file];
       const StoredPassage& p = f.passages[c.passage];
       SearchHit hit{f.path, p.offset, p.length, c.score, ""};
-      VEXFS_ASSIGN_OR_RETURN(hit.snippet, Snippet(f, p));
+      if (request_.snippets) {
+        VEXFS_ASSIGN_OR_RETURN(hit.snippet, Snippet(f, p));
+      }
       result_.hits.push_back(std::move(hit));
     }
     return Status::Ok();
@@ -252,12 +261,12 @@ class Search {
 
   internal::StoreImpl* impl_;
   const ViewCatalog& catalog_;
+  const FilterResult* filter_;
   const ModelRecord& model_;
   const std::vector<float>& query_;
   const SearchRequest& request_;
   SearchTuning tuning_;
-  std::vector<bool> passes_;
-  std::vector<uint8_t> own_visible_;
+  std::vector<float> scratch_;  // one vector read from the log
   const std::vector<uint8_t>* visible_ = nullptr;
   uint64_t visible_count_ = 0;
   uint64_t matching_items_ = 0;
@@ -266,11 +275,31 @@ class Search {
 
 }  // namespace
 
+std::string FilterKey(const SearchRequest& request) {
+  bool none = request.under.empty() && request.where.empty() && !request.modified_after &&
+              !request.modified_before;
+  if (none) return "";
+  // Lengths before strings, so no two different filters share a key.
+  std::string key = std::to_string(request.under.size()) + ":" + request.under;
+  for (const auto& [k, v] : request.where) {
+    key += "|" + std::to_string(k.size()) + ":" + k + std::to_string(v.size()) + ":" + v;
+  }
+  key += "|a" + (request.modified_after ? std::to_string(*request.modified_after) : "-");
+  key += "|b" + (request.modified_before ? std::to_string(*request.modified_before) : "-");
+  return key;
+}
+
+Result<FilterResult> ApplyFilter(internal::StoreImpl* impl, const ViewCatalog& catalog,
+                                 const SearchRequest& request) {
+  return FilterBuilder(impl, catalog, request).Build();
+}
+
 Result<SearchResult> SearchCatalog(internal::StoreImpl* impl, const ViewCatalog& catalog,
-                                   const ModelRecord& model, const std::vector<float>& query,
+                                   const FilterResult* filter, const ModelRecord& model,
+                                   const std::vector<float>& query,
                                    const SearchRequest& request, const SearchTuning& tuning,
                                    const VectorIndexGetter& get_index) {
-  Search search(impl, catalog, model, query, request, tuning);
+  Search search(impl, catalog, filter, model, query, request, tuning);
   return search.Run(get_index);
 }
 

@@ -7,6 +7,7 @@
 #include <faiss/impl/IDSelector.h>
 #include <faiss/impl/io.h>
 #include <faiss/index_io.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -21,7 +22,9 @@ namespace vexfs::index {
 namespace {
 
 constexpr std::string_view kMetaMagic = "VEXFS-HNSW-CHECKPOINT-1\n";
-constexpr uint64_t kAddChunk = 8192;  // vectors per FAISS add() call
+// Vectors per FAISS add() call: large, so insertion runs in few parallel waves
+// as one add() of everything would, with a bounded staging buffer.
+constexpr uint64_t kAddChunk = 65536;
 
 // What a checkpoint claims; checked against the model and the log before use.
 struct CheckpointMeta {
@@ -276,12 +279,19 @@ Result<std::vector<ScoredId>> VectorIndex::Search(const float* query, size_t k,
   hnsw_->hnsw.efSearch = params.efSearch;
   std::vector<float> distances(k);
   std::vector<faiss::Index::idx_t> labels(k, -1);
+  // One query gains nothing from FAISS's OpenMP region, and on a busy machine its
+  // barrier waits for descheduled threads (measured: milliseconds per query).
+  int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  Status st;
   try {
     hnsw_->search(1, query, static_cast<faiss::Index::idx_t>(k), distances.data(), labels.data(),
                   &params);
   } catch (const std::exception& e) {
-    return Status::IOError(std::string("FAISS search failed: ") + e.what());
+    st = Status::IOError(std::string("FAISS search failed: ") + e.what());
   }
+  omp_set_num_threads(threads);
+  VEXFS_RETURN_IF_ERROR(st);
   bool l2 = model_.info.metric == Metric::kL2;
   for (size_t i = 0; i < k && labels[i] >= 0; ++i) {
     out.push_back({static_cast<uint64_t>(labels[i]), l2 ? -distances[i] : distances[i]});

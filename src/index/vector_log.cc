@@ -1,6 +1,8 @@
 // Vector log and passage lists in ix_vectors, ix_vector_keys and ix_passages.
 #include "index/vector_log.h"
 
+#include <cstring>
+
 #include "common/coding.h"
 #include "store/records.h"
 
@@ -42,6 +44,19 @@ Result<VectorRecord> ReadVector(const internal::Txn& txn, const internal::Databa
   VectorRecord rec;
   VEXFS_RETURN_IF_ERROR(DecodeVector(*raw, model.info.dim, &rec));
   return rec;
+}
+
+Status ReadVectorValues(const internal::Txn& txn, const internal::Databases& dbs,
+                        const ModelRecord& model, uint64_t vector, std::vector<float>* out) {
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(dbs.ix_vectors, VectorKey(model.id, vector)));
+  size_t bytes = size_t{model.info.dim} * sizeof(float);
+  if (!raw || raw->size() != 32 + bytes) {
+    return Status::Corruption("vector " + std::to_string(vector) + " of model '" +
+                              model.info.name + "' is missing or malformed");
+  }
+  out->resize(model.info.dim);
+  std::memcpy(out->data(), raw->data() + 32, bytes);
+  return Status::Ok();
 }
 
 Status ForEachVector(const internal::Txn& txn, const internal::Databases& dbs,

@@ -24,6 +24,10 @@ Result<std::optional<uint64_t>> FindVector(const internal::Txn& txn,
                                            const ObjectId& passage_hash);
 Result<VectorRecord> ReadVector(const internal::Txn& txn, const internal::Databases& dbs,
                                 const ModelRecord& model, uint64_t vector);
+// The values of vector `id` into `out` (resized to dim); no other allocation, for
+// scans that read many vectors.
+Status ReadVectorValues(const internal::Txn& txn, const internal::Databases& dbs,
+                        const ModelRecord& model, uint64_t vector, std::vector<float>* out);
 // Calls `fn` for vectors [from, model.next_vector) in id order. A gap or a
 // malformed record is kCorruption: the log must be dense.
 Status ForEachVector(const internal::Txn& txn, const internal::Databases& dbs,

@@ -91,6 +91,7 @@ void IndexVectorUses(const ModelRecord& model, ViewCatalog* catalog) {
       catalog->uses.push_back({file.passages[p].vector, f, p});
     }
     catalog->visible_vectors += MarkVisible(file, &catalog->all_visible);
+    if (!file.passages.empty()) ++catalog->searchable_files;
   }
   std::sort(catalog->uses.begin(), catalog->uses.end(),
             [](const VectorUse& a, const VectorUse& b) {

@@ -46,6 +46,7 @@ struct ViewCatalog {
   std::vector<uint8_t> all_visible;
   uint64_t bitmap_ids = 0;
   uint64_t visible_vectors = 0;  // distinct ids set in all_visible
+  uint64_t searchable_files = 0; // files with at least one passage
 };
 
 Result<ViewCatalog> BuildWorkingCatalog(internal::StoreImpl* impl, std::string_view branch,

@@ -3,7 +3,8 @@
 //
 //   fake_embedder [--starts FILE] MODE [ARG]
 //
-// --starts FILE   append one line to FILE at every start (tests count restarts)
+// --starts FILE   append "start PID" to FILE at every start (tests count restarts
+//                 and check that processes are gone)
 // MODE:
 //   good DIM         vectors [byte length, byte 0, byte 1, ...] (bytes cycle; all 0
 //                    after the length for an empty text), as {"vector":[...]}
@@ -20,9 +21,11 @@
 //                    one text, then exits with status 0
 //
 // In every mode, a text that is one of these triggers overrides the mode for that
-// text: __garbage__, __nan__, __wrongdim__, __string__ (a string among the
+// text: __garbage__, __nan__, __huge__ (-1e39: a finite double, too big for a
+// float), __wrongdim__, __string__ (a string among the
 // numbers), __novector__ (an object without "vector"), __crash__ (exit 3),
-// __signal__ (killed by SIGTERM), __hang__, __extra__ (two answers in one write),
+// __signal__ (killed by SIGTERM), __hang__, __crlf__ (the line ends in "\r\n"),
+// __long__ (17 MiB of spaces before the answer), __extra__ (two answers at once),
 // __late_extra__ (the answer, then 100 ms later an unasked line).
 #include <signal.h>
 #include <unistd.h>
@@ -50,7 +53,7 @@ struct Options {
 // Starts recorded so far, this one included.
 int RecordStart(const std::string& file) {
   if (file.empty()) return 1;
-  std::ofstream(file, std::ios::app) << "start\n";
+  std::ofstream(file, std::ios::app) << "start " << ::getpid() << "\n";
   std::ifstream in(file);
   int count = 0;
   for (std::string line; std::getline(in, line);) ++count;
@@ -97,10 +100,13 @@ void Answer(const std::string& behaviour, const std::string& text, int dim) {
   if (behaviour == "hang") Hang();
   if (behaviour == "garbage") return Send("this is not json");
   if (behaviour == "nan") v[0] = "1e999";
+  if (behaviour == "huge") v[0] = "-1e39";
   if (behaviour == "string") v[0] = "\"x\"";
   if (behaviour == "wrongdim" || behaviour == "wrong-dim") v.push_back("1");
   if (behaviour == "novector") return Send("{\"vectors\":" + Array(v) + "}");
   if (behaviour == "bare") return Send(Array(v));
+  if (behaviour == "crlf") return Send(Object(v) + "\r");
+  if (behaviour == "long") return Send(std::string(size_t{17} << 20, ' ') + Object(v));
   if (behaviour == "extra") return Send(Object(v) + "\n" + Object(v));
   Send(Object(v));
   if (behaviour == "late_extra") {

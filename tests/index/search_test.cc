@@ -7,10 +7,16 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "index/hash_embedder.h"
+#include "index/passages.h"
+#include "index/top_k.h"
 #include "test_util.h"
 #include "vexfs/index.h"
 
@@ -114,6 +120,20 @@ TEST_F(SearchTest, WritesQueueWorkAndWaitDrainsIt) {
   EXPECT_FALSE(late.hits.empty());
 }
 
+TEST_F(SearchTest, BackgroundIndexingMakesWritesSearchableWithoutWaiting) {
+  index_->StartBackground();
+  PutNotes();
+  std::vector<std::string> paths;
+  for (int i = 0; i < 200 && paths.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    paths = Paths("helm rollback revision", 1);
+  }
+  index_->StopBackground();
+  EXPECT_EQ(paths, std::vector<std::string>{"notes/deploy.md"});
+  ASSIGN_OR_FAIL(IndexStatus status, index_->GetStatus());
+  EXPECT_EQ(status.queued, 0u);
+}
+
 TEST_F(SearchTest, DeletedFileIsFoundAtTheSnapshotOnly) {
   PutNotes();
   ASSERT_OK(index_->Wait());
@@ -195,6 +215,73 @@ TEST_F(SearchTest, FiltersByPathMetadataAndTime) {
   r.modified_before.reset();
   r.modified_after = TimeNs{2000} * 1000000000;
   EXPECT_EQ(Paths(r).size(), 3u);
+}
+
+// The expected answer computed independently: split, embed and score every
+// passage of every file that passes `keep`, best passage per file.
+std::vector<std::pair<float, std::string>> BruteForce(
+    const std::map<std::string, std::string>& files, const std::string& query, size_t k,
+    const std::function<bool(const std::string&)>& keep) {
+  auto embedder = index::MakeHashEmbedder();
+  std::vector<float> q;
+  EXPECT_TRUE(embedder->Embed({query}, &q).ok());
+  std::vector<std::pair<float, std::string>> scored;
+  for (const auto& [path, text] : files) {
+    if (!keep(path)) continue;
+    float best = -1e30f;
+    for (const index::Passage& p : index::SplitPassages(text)) {
+      std::vector<float> v;
+      EXPECT_TRUE(embedder->Embed({std::string_view(text).substr(p.offset, p.length)}, &v).ok());
+      best = std::max(best, index::Similarity(index::Metric::kInnerProduct, q.data(), v.data(),
+                                              embedder->info().dim));
+    }
+    scored.push_back({best, path});
+  }
+  std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  if (scored.size() > k) scored.resize(k);
+  return scored;
+}
+
+TEST_F(SearchTest, FilteredSearchEqualsBruteForceOverTheFilteredFiles) {
+  test::Random rnd(5);
+  std::map<std::string, std::string> files;
+  std::map<std::string, std::string> team;
+  for (int i = 0; i < 240; ++i) {
+    std::string path = std::string(1, char('a' + i % 3)) + "/n" + std::to_string(i) + ".md";
+    std::string text;
+    for (int w = 0; w < 40 + i % 300; ++w) text += rnd.Name(3, 7) + (w % 9 == 8 ? ".\n" : " ");
+    files[path] = text;
+    ASSERT_OK(Put(path, text));
+    if (i % 4 == 0) {
+      team[path] = "x";
+      ASSERT_OK(Edit([&](TreeEditor& ed) -> Status {
+        VEXFS_ASSIGN_OR_RETURN(uint64_t ino, ed.ResolvePath(path));
+        return ed.SetXattr(ino, MetaXattrName("team"), "x");
+      }));
+    }
+  }
+  ASSERT_OK(index_->Wait());
+  std::string query = files["b/n1.md"].substr(0, 30) + " " + files["a/n0.md"].substr(0, 30);
+  auto in_b_team_x = [&](const std::string& p) { return p.starts_with("b/") && team.count(p); };
+  for (bool meta : {false, true}) {
+    SearchRequest r;
+    r.query = query;
+    r.k = 7;
+    r.under = "b";
+    if (meta) r.where = {{"team", "x"}};
+    auto want = BruteForce(files, query, r.k, [&](const std::string& p) {
+      return meta ? in_b_team_x(p) : p.starts_with("b/");
+    });
+    ASSIGN_OR_FAIL(SearchResult got, index_->Search(r));
+    EXPECT_EQ(got.method, "exact");
+    ASSERT_EQ(got.hits.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got.hits[i].path, want[i].second) << i;
+      EXPECT_NEAR(got.hits[i].score, want[i].first, 1e-5) << i;
+    }
+  }
 }
 
 TEST_F(SearchTest, OneHitPerFileUnlessPassagesAreAsked) {
@@ -298,6 +385,47 @@ TEST_F(SearchTest, SuppliedVectorsAreSearchedByVectorAndValidated) {
   EXPECT_CODE(index_->SetVector("notes/deploy.md", "agent-v1", {1, 0, 0}, "", {{5, 1000}}),
               StatusCode::kInvalidArgument);
   EXPECT_EQ(VectorCount(), before);
+}
+
+TEST_F(SearchTest, EqualRangesOfDifferentFilesKeepTheirOwnVectors) {
+  // Regression: the key of a supplied vector once ignored its values, so a second
+  // file with equal bytes in the range silently got the first file's vector.
+  ASSERT_OK(Put("a.txt", "same start, then A"));
+  ASSERT_OK(Put("b.txt", "same start, then B"));
+  std::vector<SuppliedVector> batch = {{"a.txt", std::make_pair(uint64_t{0}, uint64_t{4}), {1, 0}},
+                                       {"b.txt", std::make_pair(uint64_t{0}, uint64_t{4}), {0, 1}}};
+  ASSERT_OK(index_->SetVectors("pairs", VectorMetric::kL2, batch));
+  EXPECT_EQ(VectorCount(), 2u);
+  SearchRequest r;
+  r.model = "pairs";
+  r.k = 1;
+  r.vector = {0, 0.9f};
+  EXPECT_EQ(Paths(r), std::vector<std::string>{"b.txt"});
+  r.vector = {0.9f, 0};
+  EXPECT_EQ(Paths(r), std::vector<std::string>{"a.txt"});
+}
+
+TEST_F(SearchTest, FilesWithEqualContentShareSuppliedVectors) {
+  ASSERT_OK(Put("a.txt", "same bytes"));
+  ASSERT_OK(Put("b.txt", "same bytes"));
+  std::vector<SuppliedVector> batch = {{"a.txt", std::nullopt, {1, 0}},
+                                       {"b.txt", std::make_pair(uint64_t{0}, uint64_t{4}), {0, 1}}};
+  ASSERT_OK(index_->SetVectors("pairs", VectorMetric::kL2, batch));
+  SearchRequest r;
+  r.model = "pairs";
+  r.passages = true;
+  r.vector = {0, 1};
+  ASSIGN_OR_FAIL(SearchResult res, index_->Search(r));
+  ASSERT_EQ(res.hits.size(), 4u);  // two passages in each of the two files
+  EXPECT_EQ(res.hits[0].length, 4u);
+  EXPECT_EQ(res.hits[1].length, 4u);
+  // A new vector for the same range of the same content replaces the old one.
+  ASSERT_OK(index_->SetVectors("pairs", VectorMetric::kL2, {{"a.txt", std::nullopt, {5, 5}}}));
+  r.vector = {1, 0};
+  r.passages = false;
+  ASSIGN_OR_FAIL(SearchResult after, index_->Search(r));
+  ASSERT_EQ(after.hits.size(), 2u);
+  EXPECT_EQ(after.hits[0].length, 4u);  // {0,1} is now nearer than {5,5}
 }
 
 TEST_F(SearchTest, HnswPathAnswersLikeTheExactPath) {

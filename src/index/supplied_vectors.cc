@@ -1,0 +1,94 @@
+// Storing agent-supplied vectors in one transaction.
+#include "index/supplied_vectors.h"
+
+#include <map>
+
+#include "common/sha256.h"
+#include "index/model_registry.h"
+#include "index/vector_log.h"
+
+namespace vexfs::index {
+namespace {
+
+// A file touched by the batch, with its passage list as it will be saved.
+struct TouchedFile {
+  uint64_t size = 0;
+  internal::Manifest manifest;
+  ObjectId manifest_id;
+  std::vector<StoredPassage> passages;
+};
+
+Result<TouchedFile> LoadFile(internal::TxnScope* scope, const std::string& path,
+                             uint32_t model) {
+  VEXFS_ASSIGN_OR_RETURN(uint64_t ino, scope->Resolve(path));
+  VEXFS_ASSIGN_OR_RETURN(internal::InodeRecord rec, scope->LoadInode(ino));
+  if (rec.type != FileType::kRegular) {
+    return Status::InvalidArgument("'" + path + "' is not a regular file");
+  }
+  TouchedFile f;
+  f.size = rec.size;
+  VEXFS_ASSIGN_OR_RETURN(f.manifest, scope->BuildManifest(ino, rec));
+  f.manifest_id = internal::ComputeObjectId(internal::ObjectType::kManifest,
+                                            internal::EncodeManifest(f.manifest));
+  VEXFS_ASSIGN_OR_RETURN(auto stored, LoadPassages(scope->txn(), scope->dbs(), model, f.manifest_id));
+  if (stored) f.passages = std::move(*stored);
+  return f;
+}
+
+Status AddVector(internal::TxnScope* scope, ModelRecord* model, const SuppliedVector& v,
+                 TouchedFile* file) {
+  VEXFS_RETURN_IF_ERROR(ValidateVector(model->info, v.values.data(), v.values.size())
+                            .WithContext("vector for '" + v.path + "'"));
+  uint64_t offset = v.range ? v.range->first : 0;
+  uint64_t length = v.range ? v.range->second : file->size;
+  if (offset > file->size || length > file->size - offset) {
+    return Status::InvalidArgument("range of the vector for '" + v.path +
+                                   "' is outside the file (" + std::to_string(file->size) +
+                                   " bytes)");
+  }
+  VEXFS_ASSIGN_OR_RETURN(std::string bytes, internal::ReadManifestRange(
+                                                scope->objects(), file->manifest, offset, length));
+  // The key covers the range and the values: an agent may give equal bytes in
+  // two places different vectors, and neither may silently replace the other.
+  std::string key = bytes + "@" + std::to_string(offset) + "+" + std::to_string(length) + "#";
+  key.append(reinterpret_cast<const char*>(v.values.data()), v.values.size() * sizeof(float));
+  ObjectId hash = Sha256Of(key);
+  VEXFS_ASSIGN_OR_RETURN(uint64_t id, AppendVector(&scope->txn(), scope->dbs(), model, hash,
+                                                   v.values.data()));
+  std::erase_if(file->passages, [&](const StoredPassage& p) {
+    return p.offset == offset && p.length == length;
+  });
+  file->passages.push_back({offset, length, id});
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status StoreSuppliedVectors(internal::StoreImpl* impl, std::string_view branch,
+                            const ModelInfo& info, const std::vector<SuppliedVector>& vectors) {
+  VEXFS_RETURN_IF_ERROR(ValidateModelName(info.name));
+  internal::TxnScope scope(impl);
+  VEXFS_RETURN_IF_ERROR(scope.Begin(/*write=*/true, branch));
+  VEXFS_ASSIGN_OR_RETURN(ModelRecord model, RegisterModel(&scope.txn(), scope.dbs(), info,
+                                                          ModelKind::kSupplied));
+  // Vectors attach to file versions, so files with equal content (bytes and
+  // xattrs) share one passage list: it is keyed by version, not by path.
+  std::map<ObjectId, TouchedFile> versions;
+  for (const SuppliedVector& v : vectors) {
+    VEXFS_ASSIGN_OR_RETURN(TouchedFile f, LoadFile(&scope, v.path, model.id));
+    auto it = versions.try_emplace(f.manifest_id, std::move(f)).first;
+    VEXFS_RETURN_IF_ERROR(AddVector(&scope, &model, v, &it->second));
+  }
+  for (auto& [id, f] : versions) {
+    std::sort(f.passages.begin(), f.passages.end(),
+              [](const StoredPassage& a, const StoredPassage& b) {
+                return a.offset != b.offset ? a.offset < b.offset : a.length < b.length;
+              });
+    VEXFS_RETURN_IF_ERROR(SavePassages(&scope.txn(), scope.dbs(), model.id, f.manifest_id,
+                                       f.passages));
+  }
+  VEXFS_RETURN_IF_ERROR(SaveModel(&scope.txn(), scope.dbs(), model));
+  return scope.Commit();
+}
+
+}  // namespace vexfs::index
