@@ -76,6 +76,13 @@ class IndexImpl {
   void StopBackground();
   Status Rebuild(const ProgressFn& progress);
   Result<SearchResult> Search(const SearchRequest& request);
+  Result<VectorMetric> RegisteredMetric(std::string_view name) {
+    internal::Txn txn;
+    VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+    VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, impl_->dbs(), name));
+    bool l2 = model && model->info.metric == Metric::kL2;
+    return l2 ? VectorMetric::kL2 : VectorMetric::kInnerProduct;
+  }
   Status SetVectors(std::string_view model, VectorMetric metric,
                     const std::vector<SuppliedVector>& vectors, std::string_view branch) {
     if (vectors.empty()) return Status::Ok();
@@ -129,6 +136,7 @@ class IndexImpl {
   std::mutex bg_mu_;
   std::condition_variable bg_cv_;
   bool bg_stop_ = false;
+  std::atomic<bool> stopping_{false};  // ends a background drain between batches
   std::thread bg_thread_;
 };
 
@@ -154,21 +162,23 @@ Status IndexImpl::Wait(const ProgressFn& progress) {
     VEXFS_ASSIGN_OR_RETURN(index_embedder_, MakeEmbedder(spec_));
   }
   Indexer indexer(impl_, index_embedder_.get());
-  return indexer.Drain(progress);
+  return indexer.Drain(progress, [this] { return stopping_.load(); });
 }
 
 void IndexImpl::StartBackground() {
   std::lock_guard lock(bg_mu_);
   if (bg_thread_.joinable()) return;
   bg_stop_ = false;
+  stopping_ = false;
   bg_thread_ = std::thread([this] {
     std::unique_lock lock(bg_mu_);
     while (!bg_stop_) {
       lock.unlock();
-      Status st = Wait(nullptr);  // errors stay queued; retried on the next round
-      (void)st;
+      // Failed work stays queued; after a failure, back off before retrying.
+      bool failed = !Wait(nullptr).ok();
       lock.lock();
-      bg_cv_.wait_for(lock, std::chrono::milliseconds(200), [this] { return bg_stop_; });
+      auto pause = std::chrono::milliseconds(failed ? 5000 : 200);
+      bg_cv_.wait_for(lock, pause, [this] { return bg_stop_; });
     }
   });
 }
@@ -178,8 +188,10 @@ void IndexImpl::StopBackground() {
     std::lock_guard lock(bg_mu_);
     bg_stop_ = true;
   }
+  stopping_ = true;
   bg_cv_.notify_all();
   if (bg_thread_.joinable()) bg_thread_.join();
+  stopping_ = false;
 }
 
 Status IndexImpl::Rebuild(const ProgressFn& progress) {
@@ -190,8 +202,9 @@ Status IndexImpl::Rebuild(const ProgressFn& progress) {
   VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(txn, impl_->dbs()));
   txn.Abort();
   for (const ModelRecord& m : models) {
-    std::filesystem::remove(VectorIndex::DataPath(IndexDir(), m.id));
-    std::filesystem::remove(VectorIndex::MetaPath(IndexDir(), m.id));
+    std::error_code ignored;  // a missing file is fine; an unwritable one fails below
+    std::filesystem::remove(VectorIndex::DataPath(IndexDir(), m.id), ignored);
+    std::filesystem::remove(VectorIndex::MetaPath(IndexDir(), m.id), ignored);
     HnswParams params{options_.hnsw_m, options_.hnsw_ef_construction, options_.hnsw_ef_search};
     VEXFS_ASSIGN_OR_RETURN(auto ann, VectorIndex::Open(impl_, m, IndexDir(), params, progress));
     VEXFS_RETURN_IF_ERROR(ann->SaveCheckpoint());
@@ -359,6 +372,13 @@ Status Index::SetEmbedder(Store* store, std::string_view spec) {
                                                  internal::BranchPrefix(rec.id)));
     VEXFS_RETURN_IF_ERROR(internal::EnqueueBranch(&txn, store->impl()->dbs(), rec.id));
   }
+  // Snapshots too: versions no working tree holds any more still need the model.
+  VEXFS_ASSIGN_OR_RETURN(auto snaps, internal::ScanPrefix(txn, store->impl()->dbs().refs,
+                                                          internal::kSnapshotRefPrefix));
+  for (const auto& [key, value] : snaps) {
+    VEXFS_RETURN_IF_ERROR(internal::EnqueueCommit(&txn, store->impl()->dbs(),
+                                                  ObjectId::FromBytes(value)));
+  }
   return txn.Commit();
 }
 
@@ -371,8 +391,9 @@ Result<SearchResult> Index::Search(const SearchRequest& request) { return impl_-
 Status Index::SetVector(std::string_view path, std::string_view model,
                         const std::vector<float>& values, std::string_view branch,
                         std::optional<std::pair<uint64_t, uint64_t>> range) {
-  return SetVectors(model, VectorMetric::kInnerProduct, {{std::string(path), range, values}},
-                    branch);
+  // A registered model keeps its metric; a new one starts as inner product.
+  VEXFS_ASSIGN_OR_RETURN(VectorMetric metric, impl_->RegisteredMetric(model));
+  return SetVectors(model, metric, {{std::string(path), range, values}}, branch);
 }
 
 Status Index::SetVectors(std::string_view model, VectorMetric metric,

@@ -19,6 +19,7 @@ using internal::Txn;
 namespace {
 
 constexpr size_t kNoSlot = SIZE_MAX;
+constexpr size_t kTextsPerEmbed = 64;
 
 struct PendingPassage {
   Passage range;
@@ -66,12 +67,16 @@ uint32_t BranchOfKey(std::string_view key) {
   return id;
 }
 
+}  // namespace
+
 Status BumpIndexGeneration(Txn* txn, const internal::Databases& dbs) {
   VEXFS_ASSIGN_OR_RETURN(uint64_t gen, ReadIndexGeneration(*txn, dbs));
   Encoder e;
   e.PutFixed64BE(gen + 1);
   return txn->Put(dbs.meta, kIndexGenerationKey, e.data());
 }
+
+namespace {
 
 }  // namespace
 
@@ -272,8 +277,14 @@ Status Indexer::Embed(Batch* batch) {
   if (batch->texts.empty()) return Status::Ok();
   std::vector<std::string_view> views(batch->texts.begin(), batch->texts.end());
   std::vector<float> out;
-  VEXFS_RETURN_IF_ERROR(embedder_->Embed(views, &out).WithContext(
-      "embedder '" + embedder_->info().name + "'"));
+  // Bounded requests: an external model's time-out applies to one request, and a
+  // large batch must not exceed it only because it is large.
+  for (size_t from = 0; from < views.size(); from += kTextsPerEmbed) {
+    std::vector<std::string_view> part(views.begin() + from,
+                                       views.begin() + std::min(views.size(), from + kTextsPerEmbed));
+    VEXFS_RETURN_IF_ERROR(embedder_->Embed(part, &out).WithContext(
+        "embedder '" + embedder_->info().name + "'"));
+  }
   uint32_t dim = model_->info.dim;
   if (out.size() != views.size() * dim) {
     return Status::IOError("embedder '" + embedder_->info().name + "' returned " +
@@ -354,7 +365,9 @@ Result<size_t> Indexer::ExpandBranch(const std::string& key, const std::string& 
     VEXFS_ASSIGN_OR_RETURN(auto have, txn.Get(dbs.ix_files, internal::IndexedFileKey(branch, ino)));
     internal::IndexedFile indexed;
     if (have && internal::DecodeIndexedFile(*have, &indexed).ok() && indexed.ctime == rec.ctime) {
-      continue;
+      // Indexed records are shared by models: only this model's passages count.
+      VEXFS_ASSIGN_OR_RETURN(auto stored, LoadPassages(txn, dbs, model_->id, indexed.manifest));
+      if (stored) continue;
     }
     VEXFS_RETURN_IF_ERROR(internal::EnqueueFile(&txn, dbs, branch, ino));
   }

@@ -83,6 +83,7 @@ class Indexer {
 // snapshots know when passages were added.
 inline constexpr std::string_view kIndexGenerationKey = "ix_generation";
 Result<uint64_t> ReadIndexGeneration(const internal::Txn& txn, const internal::Databases& dbs);
+Status BumpIndexGeneration(internal::Txn* txn, const internal::Databases& dbs);
 
 }  // namespace vexfs::index
 

@@ -237,7 +237,13 @@ class Search {
     } else {
       txn.Abort();
       WorkingTree tree(impl_, catalog_.branch);
-      VEXFS_ASSIGN_OR_RETURN(raw, tree.Read(f.path, p.offset, n));
+      auto read = tree.Read(f.path, p.offset, n);
+      // Removed or replaced since the view was cataloged: the hit stands, without
+      // a snippet, rather than failing the whole search.
+      if (read.status().IsNotFound() || read.status().code() == StatusCode::kIsDirectory) {
+        return std::string();
+      }
+      VEXFS_ASSIGN_OR_RETURN(raw, std::move(read));
     }
     return Collapse(raw);
   }

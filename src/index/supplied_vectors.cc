@@ -4,6 +4,7 @@
 #include <map>
 
 #include "common/sha256.h"
+#include "index/indexer.h"
 #include "index/model_registry.h"
 #include "index/vector_log.h"
 
@@ -88,6 +89,9 @@ Status StoreSuppliedVectors(internal::StoreImpl* impl, std::string_view branch,
                                        f.passages));
   }
   VEXFS_RETURN_IF_ERROR(SaveModel(&scope.txn(), scope.dbs(), model));
+  // Snapshots holding these versions see the new vectors: their cached catalogs
+  // are keyed by this counter.
+  VEXFS_RETURN_IF_ERROR(BumpIndexGeneration(&scope.txn(), scope.dbs()));
   return scope.Commit();
 }
 

@@ -25,6 +25,7 @@ constexpr std::string_view kMetaMagic = "VEXFS-HNSW-CHECKPOINT-1\n";
 // Vectors per FAISS add() call: large, so insertion runs in few parallel waves
 // as one add() of everything would, with a bounded staging buffer.
 constexpr uint64_t kAddChunk = 65536;
+constexpr uint64_t kAddBytes = uint64_t{256} << 20;
 
 // What a checkpoint claims; checked against the model and the log before use.
 struct CheckpointMeta {
@@ -195,8 +196,10 @@ Status VectorIndex::AddRange(uint64_t from, uint64_t to, const ProgressFn& progr
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
   const uint32_t dim = model_.info.dim;
+  // Staging is bounded in bytes too, whatever the dimension.
+  const uint64_t per_add = std::max<uint64_t>(1, std::min<uint64_t>(kAddChunk, kAddBytes / (4 * dim)));
   std::vector<float> chunk;
-  chunk.reserve(kAddChunk * dim);
+  chunk.reserve(std::min(to - from, per_add) * dim);
   auto flush = [&]() -> Status {
     try {
       hnsw_->add(static_cast<faiss::Index::idx_t>(chunk.size() / dim), chunk.data());
@@ -212,7 +215,7 @@ Status VectorIndex::AddRange(uint64_t from, uint64_t to, const ProgressFn& progr
   VEXFS_RETURN_IF_ERROR(ForEachVector(txn, impl_->dbs(), upto, from,
                                       [&](uint64_t, const float* v) -> Status {
                                         chunk.insert(chunk.end(), v, v + dim);
-                                        if (chunk.size() < kAddChunk * dim) return Status::Ok();
+                                        if (chunk.size() < per_add * dim) return Status::Ok();
                                         return flush();
                                       }));
   return chunk.empty() ? Status::Ok() : flush();

@@ -1,5 +1,8 @@
 // Search commands: `search`, `index status|wait|rebuild|use`, `meta set|get|rm`
 // and `vector set` (agent-supplied vectors).
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
 #include <ctime>
 #include <iostream>
 #include <iterator>
@@ -38,7 +41,11 @@ Status WaitWithProgress(Index& index) {
 
 // Accepts seconds since the epoch, "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM:SSZ" (UTC).
 Result<TimeNs> ParseTime(const std::string& text) {
+  constexpr int64_t kMaxSeconds = INT64_MAX / 1000000000;
   if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+    if (text.size() > 11 || std::stoll(text) > kMaxSeconds) {
+      return Status::InvalidArgument("time '" + text + "' is out of range");
+    }
     return static_cast<TimeNs>(std::stoll(text)) * 1000000000;
   }
   std::tm tm{};
@@ -51,7 +58,11 @@ Result<TimeNs> ParseTime(const std::string& text) {
     return Status::InvalidArgument("time '" + text +
                                    "' is not seconds, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ");
   }
-  return static_cast<TimeNs>(timegm(&tm)) * 1000000000;
+  time_t secs = timegm(&tm);
+  if (secs < 0 || secs > kMaxSeconds) {
+    return Status::InvalidArgument("time '" + text + "' is out of range");
+  }
+  return static_cast<TimeNs>(secs) * 1000000000;
 }
 
 Result<std::pair<std::string, std::string>> SplitKeyValue(const std::string& text) {
@@ -78,7 +89,10 @@ Result<std::vector<float>> ParseVector(const std::string& text) {
   std::vector<float> out;
   for (const auto& v : j) {
     if (!v.is_number()) return Status::InvalidArgument("a vector must hold only numbers");
-    out.push_back(v.get<float>());
+    double d = v.get<double>();
+    // Converting a double beyond float's range is undefined: make it infinity, which
+    // the vector check then refuses by name.
+    out.push_back(std::fabs(d) > FLT_MAX ? (d > 0 ? INFINITY : -INFINITY) : static_cast<float>(d));
   }
   if (out.empty()) return Status::InvalidArgument("the vector is empty");
   return out;
@@ -156,7 +170,10 @@ void AddSearch(CLI::App& app, Context& ctx) {
     if (!st.ok()) return (void)ctx.Fail(st);
     OpenedIndex opened = OpenIndexOrFail(ctx, /*read_only=*/false);
     if (!opened.index) return;
-    if (!args->no_wait && !(st = WaitWithProgress(*opened.index)).ok()) return (void)ctx.Fail(st);
+    if (!args->no_wait && !(st = WaitWithProgress(*opened.index)).ok()) {
+      // What is indexed can still be searched; the rest stays queued.
+      std::cerr << "vexfs: indexing stopped (" << st.ToString() << "); searching what is indexed\n";
+    }
     auto result = opened.index->Search(args->request);
     if (!result.ok()) return (void)ctx.Fail(result.status());
     PrintResult(ctx, *result);
