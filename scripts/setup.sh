@@ -11,6 +11,7 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   util-linux
+  fuse3 libfuse3-dev
 )
 
 missing=()

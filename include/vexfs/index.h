@@ -112,6 +112,14 @@ struct SuppliedVector {
   std::vector<float> values;
 };
 
+// One indexed passage of a file under one model, with its vector.
+struct FilePassage {
+  std::string model;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  std::vector<float> values;
+};
+
 // Metadata KEY=VALUE set on a file lives in this xattr ("user.vexfs.meta.KEY").
 std::string MetaXattrName(std::string_view key);
 
@@ -142,6 +150,12 @@ class Index {
   // dimension, NaN or infinity; nothing is written then.
   Status SetVector(std::string_view path, std::string_view model, const std::vector<float>& values,
                    std::string_view branch = "", std::optional<std::pair<uint64_t, uint64_t>> range = {});
+  // The passages of the current version of the file at `path` of `branch` ("" =
+  // current), under every model that has indexed it (or only `model`), in model
+  // then file order. Empty if no model has indexed this version yet.
+  Result<std::vector<FilePassage>> FilePassages(std::string_view path,
+                                                std::string_view model = "",
+                                                std::string_view branch = "");
   // Many vectors of one model in one transaction (one sync): all or none are
   // stored. The model's metric is fixed when it is first registered.
   Status SetVectors(std::string_view model, VectorMetric metric,

@@ -89,12 +89,21 @@ class TreeEditor {
     uint32_t gid = 0;
   };
   enum RenameFlags : unsigned { kRenameDefault = 0, kRenameNoReplace = 1 };
+  // What happens to a file whose last link an Unlink or a replacing Rename drops.
+  enum class LastLink {
+    kDelete,      // the inode and its data go at once
+    kKeepOrphan,  // it stays, unlinked (nlink 0), until ReleaseOrphan: a file
+                  // removed while a process still has it open
+  };
 
   explicit TreeEditor(internal::TxnScope* scope) : scope_(scope) {}
 
   Result<Attributes> GetAttr(uint64_t ino);
   Result<Attributes> Lookup(uint64_t parent, std::string_view name);
   Result<uint64_t> ResolvePath(std::string_view path);
+  // The path of `ino` by its first link ("" for the root); kNotFound for an
+  // orphan or a missing inode.
+  Result<std::string> PathOf(uint64_t ino);
   Result<std::vector<DirEntry>> ReadDir(uint64_t ino);
 
   // kAlreadyExists if `name` exists in `parent`.
@@ -106,13 +115,22 @@ class TreeEditor {
   Result<std::string> ReadLink(uint64_t ino);
   // New hard link to the file `ino`. kNotSupported for directories.
   Result<Attributes> Link(uint64_t ino, uint64_t new_parent, std::string_view new_name);
-  // Removes a non-directory entry; the inode goes with its last link.
-  Status Unlink(uint64_t parent, std::string_view name);
+  // Removes a non-directory entry; the inode goes with its last link unless
+  // `last_link` keeps it as an orphan.
+  Status Unlink(uint64_t parent, std::string_view name,
+                LastLink last_link = LastLink::kDelete);
   // Removes an empty directory; kNotEmpty otherwise.
   Status Rmdir(uint64_t parent, std::string_view name);
   // POSIX rename: replaces a file, or an empty directory by a directory.
   Status Rename(uint64_t parent, std::string_view name, uint64_t new_parent,
-                std::string_view new_name, unsigned flags = kRenameDefault);
+                std::string_view new_name, unsigned flags = kRenameDefault,
+                LastLink replaced_last_link = LastLink::kDelete);
+  // Deletes `ino` if it is an orphan (no-op otherwise: it was linked again or is
+  // already gone). Orphans are in no snapshot and are never indexed.
+  Status ReleaseOrphan(uint64_t ino);
+  // Deletes every orphan of this working tree (after a restart no process can
+  // hold one open). Returns how many went.
+  Result<uint64_t> PurgeOrphans();
 
   Result<std::string> Read(uint64_t ino, uint64_t offset, uint64_t length);
   // Writes at any offset; a gap reads back as zeros. Updates size and mtime.

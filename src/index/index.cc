@@ -11,6 +11,7 @@
 
 #include "common/sha256.h"
 #include "index/embedder_factory.h"
+#include "index/file_passages.h"
 #include "index/indexer.h"
 #include "index/model_registry.h"
 #include "index/searcher.h"
@@ -76,6 +77,7 @@ class IndexImpl {
   void StopBackground();
   Status Rebuild(const ProgressFn& progress);
   Result<SearchResult> Search(const SearchRequest& request);
+  internal::StoreImpl* store_impl() { return impl_; }
   Result<VectorMetric> RegisteredMetric(std::string_view name) {
     internal::Txn txn;
     VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
@@ -394,6 +396,12 @@ Status Index::SetVector(std::string_view path, std::string_view model,
   // A registered model keeps its metric; a new one starts as inner product.
   VEXFS_ASSIGN_OR_RETURN(VectorMetric metric, impl_->RegisteredMetric(model));
   return SetVectors(model, metric, {{std::string(path), range, values}}, branch);
+}
+
+Result<std::vector<FilePassage>> Index::FilePassages(std::string_view path,
+                                                     std::string_view model,
+                                                     std::string_view branch) {
+  return index::ReadFilePassages(impl_->store_impl(), path, model, branch);
 }
 
 Status Index::SetVectors(std::string_view model, VectorMetric metric,

@@ -238,7 +238,9 @@ Status Indexer::PrepareFile(internal::TxnScope* scope, size_t job_index, Batch* 
   job.branch = scope->branch_id();
   job.ino = internal::DecodeBE64(std::string_view(job.key).substr(5));
   auto rec = scope->LoadInode(job.ino);
-  if (rec.status().IsNotFound() || (rec.ok() && rec->type != FileType::kRegular)) {
+  // Gone, not a file, or unlinked while open (an orphan is in no view).
+  if (rec.status().IsNotFound() ||
+      (rec.ok() && (rec->type != FileType::kRegular || rec->nlink == 0))) {
     job.drop = true;
     return Status::Ok();
   }

@@ -147,9 +147,19 @@ class Checker {
       }
       links[child]++;
     }
+    VEXFS_ASSIGN_OR_RETURN(auto orphan_rows, ScanPrefix(txn_, dbs_.orphans, ""));
+    std::unordered_set<std::string> orphans;
+    for (const auto& [key, value] : orphan_rows) {
+      auto it = inodes.find(key);
+      if (it == inodes.end() || it->second.nlink != 0) {
+        Problem(RecordName(key, "orphan record") + " names no unlinked inode");
+      }
+      orphans.insert(key);
+    }
     for (const auto& [key, rec] : inodes) {
       bool root = DecodeBE64(std::string_view(key).substr(4)) == kRootIno;
-      if (!root && !links.count(key)) Problem(RecordName(key, "inode") + " is not linked");
+      bool linked = links.count(key) || orphans.count(key);  // an orphan is open somewhere
+      if (!root && !linked) Problem(RecordName(key, "inode") + " is not linked");
       if (rec.type != FileType::kDirectory && links.count(key) && links[key] != rec.nlink) {
         Problem(RecordName(key, "inode") + " has nlink " + std::to_string(rec.nlink) +
                 " but " + std::to_string(links[key]) + " links");

@@ -119,7 +119,7 @@ Status LmdbEnv::OpenDatabases() {
                {"xattrs", &dbs_.xattrs},   {"ix_queue", &dbs_.ix_queue},
                {"ix_files", &dbs_.ix_files}, {"ix_models", &dbs_.ix_models},
                {"ix_passages", &dbs_.ix_passages}, {"ix_vectors", &dbs_.ix_vectors},
-               {"ix_vector_keys", &dbs_.ix_vector_keys}};
+               {"ix_vector_keys", &dbs_.ix_vector_keys}, {"orphans", &dbs_.orphans}};
   for (const Named& n : names) {
     int rc = mdb_dbi_open(txn.raw(), n.name, create, n.dbi);
     if (rc != MDB_SUCCESS) {

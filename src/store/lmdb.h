@@ -33,6 +33,7 @@ struct Databases {
   MDB_dbi ix_passages = 0;     // (model, manifest id) -> passages with their vector ids
   MDB_dbi ix_vectors = 0;      // (model, vector id) -> passage hash + floats: the insert log
   MDB_dbi ix_vector_keys = 0;  // (model, passage hash) -> vector id
+  MDB_dbi orphans = 0;         // (branch, ino) -> "": files unlinked while still open
 };
 
 class LmdbEnv {

@@ -72,7 +72,8 @@ Status MaterializeDir(TxnScope* scope, uint64_t ino, InodeRecord* rec, const Obj
 
 Status ClearWorkingTree(Txn* txn, const Databases& dbs, uint32_t id) {
   std::string prefix = BranchPrefix(id);
-  for (MDB_dbi dbi : {dbs.inodes, dbs.dirents, dbs.chunks, dbs.xattrs, dbs.ix_files}) {
+  for (MDB_dbi dbi :
+       {dbs.inodes, dbs.dirents, dbs.chunks, dbs.xattrs, dbs.ix_files, dbs.orphans}) {
     VEXFS_RETURN_IF_ERROR(DeletePrefix(txn, dbi, prefix));
   }
   return Status::Ok();
@@ -82,7 +83,8 @@ Status CopyWorkingTree(Txn* txn, const Databases& dbs, uint32_t from, uint32_t t
   std::string from_prefix = BranchPrefix(from);
   std::string to_prefix = BranchPrefix(to);
   // Indexed-file records are copied too, so the copy is searchable at once.
-  for (MDB_dbi dbi : {dbs.inodes, dbs.dirents, dbs.chunks, dbs.xattrs, dbs.ix_files}) {
+  for (MDB_dbi dbi :
+       {dbs.inodes, dbs.dirents, dbs.chunks, dbs.xattrs, dbs.ix_files, dbs.orphans}) {
     VEXFS_ASSIGN_OR_RETURN(auto rows, ScanPrefix(*txn, dbi, from_prefix));
     for (const auto& [key, value] : rows) {
       VEXFS_RETURN_IF_ERROR(txn->Put(dbi, to_prefix + key.substr(from_prefix.size()), value));

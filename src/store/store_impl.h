@@ -84,6 +84,10 @@ class TxnScope {
   uint64_t AllocateIno();
   // Removes the inode with its chunks and xattrs.
   Status DeleteInode(uint64_t ino);
+  // Orphans: files whose last link went while they were open (TreeEditor::LastLink).
+  Status MakeOrphan(uint64_t ino);
+  Result<bool> IsOrphan(uint64_t ino);
+  Result<std::vector<uint64_t>> ListOrphans();
   // Marks `ino` and (by the invariant in InodeRecord) its ancestors dirty.
   Status MarkDirty(uint64_t ino);
   // Clears the change state after a snapshot or restore: clean, cached as `id`.

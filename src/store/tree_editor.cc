@@ -34,6 +34,29 @@ Result<uint64_t> TreeEditor::ResolvePath(std::string_view path) {
   return scope_->Resolve(path);
 }
 
+Result<std::string> TreeEditor::PathOf(uint64_t ino) {
+  std::string path;
+  uint64_t cur = ino;
+  for (int depth = 0; cur != kRootIno; ++depth) {
+    if (depth > 100000) return Status::Corruption("parent chain does not reach the root");
+    VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope_->LoadInode(cur));
+    if (rec.parents.empty()) {
+      return Status::NotFound("inode " + std::to_string(ino) + " is unlinked");
+    }
+    uint64_t parent = rec.parents.front();
+    // Entries hold child -> name only one way, so the parent is searched.
+    VEXFS_ASSIGN_OR_RETURN(auto entries, scope_->ListEntries(parent));
+    auto it = std::find_if(entries.begin(), entries.end(),
+                           [&](const auto& e) { return e.second.ino == cur; });
+    if (it == entries.end()) {
+      return Status::Corruption("inode " + std::to_string(cur) + " is not in its parent");
+    }
+    path = path.empty() ? it->first : it->first + "/" + path;
+    cur = parent;
+  }
+  return path;
+}
+
 Result<std::vector<DirEntry>> TreeEditor::ReadDir(uint64_t ino) {
   VEXFS_RETURN_IF_ERROR(scope_->LoadDir(ino).status());
   VEXFS_ASSIGN_OR_RETURN(auto entries, scope_->ListEntries(ino));
@@ -114,6 +137,10 @@ Result<Attributes> TreeEditor::Link(uint64_t ino, uint64_t new_parent,
   if (rec.type == FileType::kDirectory) {
     return Status::NotSupported("hard links to directories are not allowed");
   }
+  // POSIX: a file whose last link is gone cannot be linked again.
+  if (rec.nlink == 0) {
+    return Status::NotFound("inode " + std::to_string(ino) + " was removed");
+  }
   VEXFS_RETURN_IF_ERROR(scope_->LoadDir(new_parent).status());
   VEXFS_ASSIGN_OR_RETURN(auto existing, scope_->FindEntry(new_parent, new_name));
   if (existing) return Status::AlreadyExists(Quoted(new_name) + " already exists");
@@ -126,18 +153,36 @@ Result<Attributes> TreeEditor::Link(uint64_t ino, uint64_t new_parent,
   return rec.ToAttributes(ino);
 }
 
-// Drops one link of `ino` held by `parent`; the inode goes with its last link.
-static Status DropLink(internal::TxnScope* scope, uint64_t ino, uint64_t parent) {
+// Drops one link of `ino` held by `parent`; the inode goes with its last link
+// unless `last_link` keeps it as an orphan.
+static Status DropLink(internal::TxnScope* scope, uint64_t ino, uint64_t parent,
+                       TreeEditor::LastLink last_link) {
   VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope->LoadInode(ino));
   auto it = std::find(rec.parents.begin(), rec.parents.end(), parent);
   if (it != rec.parents.end()) rec.parents.erase(it);
-  if (rec.type == FileType::kDirectory || rec.nlink <= 1) return scope->DeleteInode(ino);
-  rec.nlink--;
+  bool last = rec.type == FileType::kDirectory || rec.nlink <= 1;
+  if (last && (rec.type == FileType::kDirectory ||
+               last_link == TreeEditor::LastLink::kDelete)) {
+    return scope->DeleteInode(ino);
+  }
+  rec.nlink = last ? 0 : rec.nlink - 1;
   rec.ctime = NowNs();
-  return scope->SaveInode(ino, rec);
+  VEXFS_RETURN_IF_ERROR(scope->SaveInode(ino, rec));
+  return last ? scope->MakeOrphan(ino) : Status::Ok();
 }
 
-Status TreeEditor::Unlink(uint64_t parent, std::string_view name) {
+Status TreeEditor::ReleaseOrphan(uint64_t ino) {
+  VEXFS_ASSIGN_OR_RETURN(bool orphan, scope_->IsOrphan(ino));
+  return orphan ? scope_->DeleteInode(ino) : Status::Ok();
+}
+
+Result<uint64_t> TreeEditor::PurgeOrphans() {
+  VEXFS_ASSIGN_OR_RETURN(std::vector<uint64_t> orphans, scope_->ListOrphans());
+  for (uint64_t ino : orphans) VEXFS_RETURN_IF_ERROR(scope_->DeleteInode(ino));
+  return static_cast<uint64_t>(orphans.size());
+}
+
+Status TreeEditor::Unlink(uint64_t parent, std::string_view name, LastLink last_link) {
   VEXFS_RETURN_IF_ERROR(scope_->LoadDir(parent).status());
   VEXFS_ASSIGN_OR_RETURN(auto entry, scope_->FindEntry(parent, name));
   if (!entry) return Status::NotFound(Quoted(name) + " does not exist");
@@ -145,7 +190,7 @@ Status TreeEditor::Unlink(uint64_t parent, std::string_view name) {
     return Status::IsDirectory(Quoted(name) + " is a directory");
   }
   VEXFS_RETURN_IF_ERROR(scope_->DeleteEntry(parent, name));
-  VEXFS_RETURN_IF_ERROR(DropLink(scope_, entry->ino, parent));
+  VEXFS_RETURN_IF_ERROR(DropLink(scope_, entry->ino, parent, last_link));
   return TouchDir(scope_, parent, 0);
 }
 
@@ -179,7 +224,7 @@ static Result<bool> IsWithin(internal::TxnScope* scope, uint64_t dir, uint64_t a
 // Removes what a rename would replace at (parent, name), if allowed.
 static Status ClearRenameTarget(internal::TxnScope* scope, const DirentValue& src,
                                 uint64_t parent, std::string_view name,
-                                const DirentValue& dst) {
+                                const DirentValue& dst, TreeEditor::LastLink last_link) {
   bool src_dir = src.type == FileType::kDirectory;
   bool dst_dir = dst.type == FileType::kDirectory;
   if (dst_dir && !src_dir) return Status::IsDirectory(Quoted(name) + " is a directory");
@@ -189,12 +234,13 @@ static Status ClearRenameTarget(internal::TxnScope* scope, const DirentValue& sr
     if (!empty) return Status::NotEmpty("directory " + Quoted(name) + " is not empty");
   }
   VEXFS_RETURN_IF_ERROR(scope->DeleteEntry(parent, name));
-  VEXFS_RETURN_IF_ERROR(DropLink(scope, dst.ino, parent));
+  VEXFS_RETURN_IF_ERROR(DropLink(scope, dst.ino, parent, last_link));
   return dst_dir ? TouchDir(scope, parent, -1) : Status::Ok();
 }
 
 Status TreeEditor::Rename(uint64_t parent, std::string_view name, uint64_t new_parent,
-                          std::string_view new_name, unsigned flags) {
+                          std::string_view new_name, unsigned flags,
+                          LastLink replaced_last_link) {
   VEXFS_RETURN_IF_ERROR(ValidateFileName(new_name));
   VEXFS_RETURN_IF_ERROR(scope_->LoadDir(parent).status());
   VEXFS_RETURN_IF_ERROR(scope_->LoadDir(new_parent).status());
@@ -215,7 +261,8 @@ Status TreeEditor::Rename(uint64_t parent, std::string_view name, uint64_t new_p
       return Status::AlreadyExists(Quoted(new_name) + " already exists");
     }
     if (dst->ino == src->ino) return Status::Ok();  // two links of one file: POSIX no-op
-    VEXFS_RETURN_IF_ERROR(ClearRenameTarget(scope_, *src, new_parent, new_name, *dst));
+    VEXFS_RETURN_IF_ERROR(ClearRenameTarget(scope_, *src, new_parent, new_name, *dst,
+                                              replaced_last_link));
   }
   VEXFS_RETURN_IF_ERROR(scope_->DeleteEntry(parent, name));
   VEXFS_RETURN_IF_ERROR(scope_->PutEntry(new_parent, new_name, *src));

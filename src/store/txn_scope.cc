@@ -68,7 +68,32 @@ Status TxnScope::DeleteInode(uint64_t ino) {
   (void)deleted;
   // The file leaves search at once; no indexing pass is needed for that.
   VEXFS_ASSIGN_OR_RETURN(deleted, txn_.Delete(dbs().ix_files, IndexedFileKey(branch_.id, ino)));
+  VEXFS_ASSIGN_OR_RETURN(deleted, txn_.Delete(dbs().orphans, InodeKey(branch_.id, ino)));
   return Status::Ok();
+}
+
+Status TxnScope::MakeOrphan(uint64_t ino) {
+  // An unlinked file is in no view, so it leaves search now, like a deleted one.
+  VEXFS_ASSIGN_OR_RETURN(bool deleted,
+                         txn_.Delete(dbs().ix_files, IndexedFileKey(branch_.id, ino)));
+  (void)deleted;
+  return txn_.Put(dbs().orphans, InodeKey(branch_.id, ino), "");
+}
+
+Result<bool> TxnScope::IsOrphan(uint64_t ino) {
+  VEXFS_ASSIGN_OR_RETURN(auto found, txn_.Get(dbs().orphans, InodeKey(branch_.id, ino)));
+  return found.has_value();
+}
+
+Result<std::vector<uint64_t>> TxnScope::ListOrphans() {
+  std::string prefix = BranchPrefix(branch_.id);
+  VEXFS_ASSIGN_OR_RETURN(auto rows, ScanPrefix(txn_, dbs().orphans, prefix));
+  std::vector<uint64_t> out;
+  for (const auto& [key, value] : rows) {
+    if (key.size() != prefix.size() + 8) continue;
+    out.push_back(DecodeBE64(std::string_view(key).substr(prefix.size())));
+  }
+  return out;
 }
 
 Status TxnScope::MarkDirty(uint64_t ino) {
@@ -79,7 +104,7 @@ Status TxnScope::MarkDirty(uint64_t ino) {
     pending.pop_back();
     VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, LoadInode(cur));
     // A changed file is queued for indexing even when it was already dirty.
-    if (cur == ino && rec.type == FileType::kRegular) {
+    if (cur == ino && rec.type == FileType::kRegular && rec.nlink > 0) {
       VEXFS_RETURN_IF_ERROR(EnqueueFile(&txn_, dbs(), branch_.id, ino));
     }
     if (rec.dirty) continue;

@@ -79,6 +79,7 @@ void AddPutGetCommands(CLI::App& app, Context& ctx);   // cmd_put_get.cc
 void AddVersionCommands(CLI::App& app, Context& ctx);  // cmd_versions.cc
 void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cmd_maintenance.cc
 void AddSearchCommands(CLI::App& app, Context& ctx);       // cmd_search.cc
+void AddMountCommands(CLI::App& app, Context& ctx);        // cmd_mount.cc
 
 }  // namespace vexfs::cli
 

@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   AddVersionCommands(app, ctx);
   AddMaintenanceCommands(app, ctx);
   AddSearchCommands(app, ctx);
+  AddMountCommands(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,335 @@
+// Filesystem: open files, buffered reads and writes, directories, xattrs, statfs.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
+#include "fuse/filesystem.h"
+#include "fuse/virtual_tree.h"
+
+namespace vexfs::fuse {
+
+inline constexpr std::string_view kUserXattrPrefix = "user.";
+
+Result<OpenedFile> Filesystem::OpenHandle(uint64_t ino, int flags) {
+  std::shared_lock lock(namespace_mu_);
+  auto state = open_files_.Acquire(ino);
+  auto attr = StoreAttr(ino);
+  if (!attr.ok()) {
+    open_files_.Release(ino);
+    return attr.status();
+  }
+  if (attr->type == FileType::kDirectory && (flags & O_ACCMODE) != O_RDONLY) {
+    open_files_.Release(ino);
+    return Status::IsDirectory("cannot open a directory for writing");
+  }
+  std::lock_guard handles(handles_mu_);
+  uint64_t fh = next_handle_++;
+  handles_[fh] = Handle{ino, flags, {}};
+  return OpenedFile{fh, false};
+}
+
+Result<OpenedFile> Filesystem::Open(uint64_t ino, int flags) {
+  bool writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+  if (writes) VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(ino));
+  if (!IsVirtualIno(ino)) {
+    VEXFS_ASSIGN_OR_RETURN(OpenedFile file, OpenHandle(ino, flags));
+    // libfuse asks for atomic O_TRUNC: the truncate comes with the open.
+    if (flags & O_TRUNC) {
+      SetAttrRequest truncate;
+      truncate.size = 0;
+      Status st = SetAttr(ino, truncate).status();
+      if (!st.ok()) {
+        (void)Release(ino, file.fh);
+        return st;
+      }
+    }
+    return file;
+  }
+  VEXFS_ASSIGN_OR_RETURN(std::optional<std::string> content, virtual_tree_->Generate(ino));
+  std::lock_guard handles(handles_mu_);
+  uint64_t fh = next_handle_++;
+  handles_[fh] = Handle{ino, flags, content.value_or("")};
+  // Generated content is made at open: the page cache must not serve an old copy.
+  return OpenedFile{fh, content.has_value()};
+}
+
+Result<std::pair<Attributes, OpenedFile>> Filesystem::Create(uint64_t parent, std::string_view name,
+                                                             uint32_t mode, int flags,
+                                                             const Caller& caller) {
+  auto created = Mknod(parent, name, S_IFREG | (mode & 07777), caller);
+  if (!created.ok()) {
+    // Lost a race with another creator: without O_EXCL, open what is there.
+    if (!(created.status().code() == StatusCode::kAlreadyExists) || (flags & O_EXCL))
+      return created.status();
+    VEXFS_ASSIGN_OR_RETURN(Attributes existing, Lookup(parent, name));
+    if (flags & O_TRUNC) {
+      SetAttrRequest truncate;
+      truncate.size = 0;
+      VEXFS_RETURN_IF_ERROR(SetAttr(existing.ino, truncate).status());
+    }
+    created = existing;
+  }
+  VEXFS_ASSIGN_OR_RETURN(OpenedFile file, OpenHandle(created->ino, flags));
+  return std::make_pair(*created, file);
+}
+
+Result<std::string> Filesystem::Read(uint64_t ino, uint64_t fh, uint64_t offset, uint64_t length) {
+  if (IsVirtualIno(ino)) {
+    {
+      std::lock_guard handles(handles_mu_);
+      auto it = handles_.find(fh);
+      if (it != handles_.end() && !it->second.content.empty()) {
+        const std::string& c = it->second.content;
+        return offset >= c.size() ? std::string() : c.substr(offset, length);
+      }
+    }
+    return virtual_tree_->Read(ino, offset, length);
+  }
+  auto state = open_files_.Find(ino);
+  std::unique_lock<std::mutex> lock;
+  if (state) lock = std::unique_lock(state->mu);
+  const WriteBuffer* buffer = state && state->buffer ? &*state->buffer : nullptr;
+  uint64_t stored_length = buffer ? buffer->StoredLength(offset, length) : length;
+  std::string stored;
+  if (stored_length > 0) {
+    VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
+      VEXFS_ASSIGN_OR_RETURN(stored, ed.Read(ino, offset, stored_length));
+      return Status::Ok();
+    }));
+  }
+  return buffer ? buffer->Overlay(offset, length, stored) : stored;
+}
+
+Result<size_t> Filesystem::Write(uint64_t ino, uint64_t /*fh*/, uint64_t offset,
+                                 std::string_view data) {
+  VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(ino));
+  if (offset > kMaxFileSize || data.size() > kMaxFileSize - offset) {
+    return Status::FileTooLarge("a write past 1 TiB, the largest file the store holds");
+  }
+  auto state = open_files_.Find(ino);
+  if (!state) return Status::InvalidArgument("write to a file that is not open");
+  std::lock_guard lock(state->mu);
+  if (!state->buffer) {
+    Attributes attr;
+    VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
+      VEXFS_ASSIGN_OR_RETURN(attr, ed.GetAttr(ino));
+      return Status::Ok();
+    }));
+    if (attr.type != FileType::kRegular) return Status::IsDirectory("not a regular file");
+    state->buffer.emplace(attr.size);
+  }
+  uint64_t before = state->buffer->bytes();
+  state->buffer->Write(offset, data);
+  open_files_.buffered_bytes += state->buffer->bytes() - before;
+  VEXFS_RETURN_IF_ERROR(FlushIfOver(ino, *state));
+  return data.size();
+}
+
+Status Filesystem::FlushIfOver(uint64_t ino, InodeState& state) {
+  if (state.buffer->bytes() > options_.file_buffer_limit ||
+      open_files_.buffered_bytes > options_.total_buffer_limit) {
+    return FlushState(ino, state);
+  }
+  return Status::Ok();
+}
+
+void Filesystem::ForgetBuffer(InodeState& state) {
+  if (!state.buffer) return;
+  open_files_.buffered_bytes -= state.buffer->bytes();
+  state.buffer.reset();
+}
+
+Status Filesystem::FlushState(uint64_t ino, InodeState& state) {
+  if (!state.buffer) return Status::Ok();
+  if (!state.buffer->empty()) {
+    // On failure (a full store, say) the bytes stay buffered for a retry.
+    VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) { return state.buffer->ApplyTo(ed, ino); }));
+  }
+  ForgetBuffer(state);
+  return Status::Ok();
+}
+
+Status Filesystem::Flush(uint64_t ino, uint64_t /*fh*/) {
+  auto state = IsVirtualIno(ino) ? nullptr : open_files_.Find(ino);
+  if (!state) return Status::Ok();
+  std::lock_guard lock(state->mu);
+  return FlushState(ino, *state);
+}
+
+Status Filesystem::Release(uint64_t ino, uint64_t fh) {
+  {
+    std::lock_guard handles(handles_mu_);
+    handles_.erase(fh);
+  }
+  if (IsVirtualIno(ino)) return Status::Ok();
+  auto state = open_files_.Find(ino);
+  if (!state) return Status::Ok();
+  Status flushed;
+  {
+    std::lock_guard lock(state->mu);
+    flushed = FlushState(ino, *state);
+  }
+  std::unique_lock ns(namespace_mu_);
+  if (!open_files_.Release(ino)) return flushed;
+  {
+    // What was not flushed by now has been reported to close() already.
+    std::lock_guard lock(state->mu);
+    ForgetBuffer(*state);
+  }
+  Attributes attr;
+  Status st = View([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(attr, ed.GetAttr(ino));
+    return Status::Ok();
+  });
+  if (st.ok() && attr.nlink == 0 && !options_.read_only) {
+    VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) { return ed.ReleaseOrphan(ino); }));
+  }
+  return flushed;
+}
+
+Status Filesystem::Fsync(uint64_t ino, uint64_t fh) {
+  VEXFS_RETURN_IF_ERROR(Flush(ino, fh));
+  return SyncStore();
+}
+
+Status Filesystem::SyncStore() {
+  if (options_.read_only) return Status::Ok();
+  unsynced_ = false;
+  return store_->Sync();
+}
+
+Status Filesystem::SyncIfDirty() {
+  if (!unsynced_.exchange(false)) return Status::Ok();
+  return store_->Sync();
+}
+
+Status Filesystem::FlushAll() {
+  Status first;
+  for (auto& [ino, state] : open_files_.All()) {
+    std::lock_guard lock(state->mu);
+    Status st = FlushState(ino, *state);
+    if (first.ok()) first = st;
+  }
+  Status synced = SyncStore();
+  return first.ok() ? synced : first;
+}
+
+Result<uint64_t> Filesystem::OpenDir(uint64_t ino) {
+  std::vector<DirItem> items{{".", ino, FileType::kDirectory}, {"..", ino, FileType::kDirectory}};
+  if (IsVirtualIno(ino)) {
+    VEXFS_ASSIGN_OR_RETURN(std::vector<DirItem> listed, virtual_tree_->List(ino));
+    items.insert(items.end(), listed.begin(), listed.end());
+  } else {
+    VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
+      VEXFS_ASSIGN_OR_RETURN(auto entries, ed.ReadDir(ino));
+      for (DirEntry& e : entries) items.push_back({std::move(e.name), e.attr.ino, e.attr.type});
+      return Status::Ok();
+    }));
+  }
+  std::lock_guard handles(handles_mu_);
+  uint64_t fh = next_handle_++;
+  dir_handles_[fh] = std::move(items);
+  return fh;
+}
+
+Result<std::vector<DirItem>*> Filesystem::DirListing(uint64_t fh) {
+  std::lock_guard handles(handles_mu_);
+  auto it = dir_handles_.find(fh);
+  if (it == dir_handles_.end()) return Status::InvalidArgument("unknown directory handle");
+  return &it->second;
+}
+
+Status Filesystem::ReleaseDir(uint64_t fh) {
+  std::lock_guard handles(handles_mu_);
+  dir_handles_.erase(fh);
+  return Status::Ok();
+}
+
+Result<struct statvfs> Filesystem::StatFs() {
+  VEXFS_ASSIGN_OR_RETURN(StoreStats stats, store_->Stats());
+  struct statvfs out {};
+  struct statvfs disk {};
+  const uint64_t block = 4096;
+  uint64_t free_bytes = stats.map_size > stats.map_used ? stats.map_size - stats.map_used : 0;
+  if (::statvfs(store_->path().c_str(), &disk) == 0) {
+    free_bytes = std::min<uint64_t>(free_bytes, uint64_t{disk.f_bavail} * disk.f_frsize);
+  }
+  out.f_bsize = block;
+  out.f_frsize = block;
+  out.f_blocks = stats.map_size / block;
+  out.f_bfree = free_bytes / block;
+  out.f_bavail = out.f_bfree;
+  out.f_files = uint64_t{1} << 32;  // inodes are not a limited resource
+  out.f_ffree = out.f_files;
+  out.f_favail = out.f_files;
+  out.f_namemax = kMaxNameLength;
+  return out;
+}
+
+static Status CheckWritableXattr(std::string_view name) {
+  if (name.substr(0, kUserXattrPrefix.size()) != kUserXattrPrefix) {
+    return Status::NotSupported("only user.* xattrs are stored");
+  }
+  return Status::Ok();
+}
+
+Status Filesystem::SetXattr(uint64_t ino, std::string_view name, std::string_view value,
+                            XattrMode mode) {
+  VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(ino));
+  VEXFS_RETURN_IF_ERROR(CheckWritableXattr(name));
+  if (IsIndexXattr(name)) return SetIndexXattr(ino, name, value);
+  return Edit([&](TreeEditor& ed) -> Status {
+    if (mode != XattrMode::kAny) {
+      auto existing = ed.GetXattr(ino, name);
+      if (!existing.ok() && !existing.status().IsNotFound()) return existing.status();
+      if (mode == XattrMode::kCreate && existing.ok()) {
+        return Status::AlreadyExists("xattr '" + std::string(name) + "' exists");
+      }
+      if (mode == XattrMode::kReplace && !existing.ok()) return existing.status();
+    }
+    return ed.SetXattr(ino, name, value);
+  });
+}
+
+Result<std::string> Filesystem::GetXattr(uint64_t ino, std::string_view name) {
+  if (IsVirtualIno(ino)) {
+    VEXFS_ASSIGN_OR_RETURN(XattrMap all, virtual_tree_->Xattrs(ino));
+    auto it = all.find(std::string(name));
+    if (it == all.end()) return Status::NotFound("xattr '" + std::string(name) + "' not set");
+    return it->second;
+  }
+  if (IsIndexXattr(name)) return GetIndexXattr(ino, name);
+  std::string value;
+  VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(value, ed.GetXattr(ino, name));
+    return Status::Ok();
+  }));
+  return value;
+}
+
+Result<std::vector<std::string>> Filesystem::ListXattrs(uint64_t ino) {
+  XattrMap all;
+  if (IsVirtualIno(ino)) {
+    VEXFS_ASSIGN_OR_RETURN(all, virtual_tree_->Xattrs(ino));
+  } else {
+    VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
+      VEXFS_ASSIGN_OR_RETURN(all, ed.ListXattrs(ino));
+      return Status::Ok();
+    }));
+  }
+  std::vector<std::string> names;
+  for (const auto& [name, value] : all) names.push_back(name);
+  if (!IsVirtualIno(ino)) {
+    VEXFS_ASSIGN_OR_RETURN(auto extra, ListIndexXattrs(ino));
+    names.insert(names.end(), extra.begin(), extra.end());
+  }
+  return names;
+}
+
+Status Filesystem::RemoveXattr(uint64_t ino, std::string_view name) {
+  VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(ino));
+  if (IsIndexXattr(name)) return Status::NotSupported("vectors cannot be removed, only replaced");
+  return Edit([&](TreeEditor& ed) { return ed.RemoveXattr(ino, name); });
+}
+
+}  // namespace vexfs::fuse

@@ -1,0 +1,225 @@
+// Filesystem: names, attributes and namespace changes (file_io.cc has the rest).
+#include "fuse/filesystem.h"
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/stat.h>
+
+#include "fuse/virtual_tree.h"
+
+namespace vexfs::fuse {
+
+inline constexpr std::string_view kVirtualRootName = ".vexfs";
+
+Result<std::unique_ptr<Filesystem>> Filesystem::Create(Store* store, Index* index,
+                                                       const FilesystemOptions& options) {
+  VEXFS_ASSIGN_OR_RETURN(auto tree, store->Tree(options.branch));
+  std::unique_ptr<Filesystem> fs(new Filesystem(store, index, options, std::move(tree)));
+  if (!options.read_only) {
+    // No process can hold a file open across a restart of the mount.
+    VEXFS_RETURN_IF_ERROR(fs->Edit([](TreeEditor& ed) { return ed.PurgeOrphans().status(); }));
+  }
+  return fs;
+}
+
+Filesystem::Filesystem(Store* store, Index* index, const FilesystemOptions& options,
+                       std::unique_ptr<WorkingTree> tree)
+    : store_(store),
+      index_(index),
+      options_(options),
+      branch_(tree->branch()),
+      tree_(std::move(tree)),
+      virtual_tree_(std::make_unique<VirtualTree>(store, index, tree_->branch())) {}
+
+Filesystem::~Filesystem() = default;
+
+Status Filesystem::Edit(const std::function<Status(TreeEditor&)>& edit) {
+  if (options_.read_only) return Status::ReadOnly("the mount is read-only");
+  Status st = tree_->Edit(edit);
+  if (st.ok()) unsynced_ = true;
+  return st;
+}
+
+Status Filesystem::View(const std::function<Status(TreeEditor&)>& read) {
+  return tree_->View(read);
+}
+
+Status Filesystem::RefuseIfReadOnly(uint64_t ino) const {
+  if (IsVirtualIno(ino)) return Status::ReadOnly(".vexfs/ is read-only");
+  if (options_.read_only) return Status::ReadOnly("the mount is read-only");
+  return Status::Ok();
+}
+
+Result<Attributes> Filesystem::StoreAttr(uint64_t ino) {
+  Attributes attr;
+  VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(attr, ed.GetAttr(ino));
+    return Status::Ok();
+  }));
+  return WithBuffer(attr);
+}
+
+Attributes Filesystem::WithBuffer(Attributes attr) {
+  auto state = open_files_.Find(attr.ino);
+  if (!state) return attr;
+  std::lock_guard lock(state->mu);
+  if (state->buffer) {
+    attr.size = state->buffer->size();
+    attr.mtime = std::max(attr.mtime, state->buffer->mtime());
+    attr.ctime = std::max(attr.ctime, attr.mtime);
+  }
+  return attr;
+}
+
+Result<Attributes> Filesystem::Lookup(uint64_t parent, std::string_view name) {
+  if (IsVirtualIno(parent)) return virtual_tree_->Lookup(parent, name);
+  if (parent == kRootIno && name == kVirtualRootName) return virtual_tree_->Root();
+  Attributes attr;
+  VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(attr, ed.Lookup(parent, name));
+    return Status::Ok();
+  }));
+  return WithBuffer(attr);
+}
+
+void Filesystem::Forget(uint64_t ino, uint64_t count) {
+  if (IsVirtualIno(ino)) virtual_tree_->Forget(ino, count);
+}
+
+Result<Attributes> Filesystem::GetAttr(uint64_t ino) {
+  if (IsVirtualIno(ino)) return virtual_tree_->GetAttr(ino);
+  return StoreAttr(ino);
+}
+
+Result<Attributes> Filesystem::SetAttr(uint64_t ino, const SetAttrRequest& request) {
+  VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(ino));
+  // Buffered writes go first, so a truncate or an explicit mtime wins over them.
+  auto state = open_files_.Find(ino);
+  std::unique_lock<std::mutex> lock;
+  if (state) {
+    lock = std::unique_lock(state->mu);
+    VEXFS_RETURN_IF_ERROR(FlushState(ino, *state));
+  }
+  Attributes attr;
+  VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
+    if (request.size) VEXFS_RETURN_IF_ERROR(ed.Truncate(ino, *request.size));
+    TreeEditor::AttrChange change{request.mode, request.uid, request.gid, request.atime,
+                                  request.mtime};
+    bool any = change.mode || change.uid || change.gid || change.atime || change.mtime;
+    if (any) {
+      VEXFS_ASSIGN_OR_RETURN(attr, ed.SetAttr(ino, change));
+    } else {
+      VEXFS_ASSIGN_OR_RETURN(attr, ed.GetAttr(ino));
+    }
+    return Status::Ok();
+  }));
+  return attr;
+}
+
+Result<std::string> Filesystem::ReadLink(uint64_t ino) {
+  if (IsVirtualIno(ino)) return virtual_tree_->ReadLink(ino);
+  std::string target;
+  VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(target, ed.ReadLink(ino));
+    return Status::Ok();
+  }));
+  return target;
+}
+
+// The virtual tree's name at the root cannot be taken by a real file.
+static Status RefuseReservedName(uint64_t parent, std::string_view name) {
+  if (parent == kRootIno && name == kVirtualRootName) {
+    return Status::AlreadyExists("'.vexfs' is reserved for the search and snapshot views");
+  }
+  return Status::Ok();
+}
+
+Result<Attributes> Filesystem::Mknod(uint64_t parent, std::string_view name, uint32_t mode,
+                                     const Caller& caller) {
+  VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(parent));
+  VEXFS_RETURN_IF_ERROR(RefuseReservedName(parent, name));
+  if (!S_ISREG(mode)) {
+    return Status::NotSupported("only regular files, directories and symlinks can be stored");
+  }
+  Attributes attr;
+  VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(attr,
+                           ed.CreateFile(parent, name, {mode & 07777, caller.uid, caller.gid}));
+    return Status::Ok();
+  }));
+  return attr;
+}
+
+Result<Attributes> Filesystem::Mkdir(uint64_t parent, std::string_view name, uint32_t mode,
+                                     const Caller& caller) {
+  VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(parent));
+  VEXFS_RETURN_IF_ERROR(RefuseReservedName(parent, name));
+  Attributes attr;
+  VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(attr, ed.Mkdir(parent, name, {mode & 07777, caller.uid, caller.gid}));
+    return Status::Ok();
+  }));
+  return attr;
+}
+
+Result<Attributes> Filesystem::Symlink(uint64_t parent, std::string_view name,
+                                       std::string_view target, const Caller& caller) {
+  VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(parent));
+  VEXFS_RETURN_IF_ERROR(RefuseReservedName(parent, name));
+  Attributes attr;
+  VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(attr, ed.Symlink(parent, name, target, {0777, caller.uid, caller.gid}));
+    return Status::Ok();
+  }));
+  return attr;
+}
+
+Result<Attributes> Filesystem::Link(uint64_t ino, uint64_t new_parent, std::string_view new_name) {
+  VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(ino));
+  VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(new_parent));
+  VEXFS_RETURN_IF_ERROR(RefuseReservedName(new_parent, new_name));
+  Attributes attr;
+  VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(attr, ed.Link(ino, new_parent, new_name));
+    return Status::Ok();
+  }));
+  return WithBuffer(attr);
+}
+
+TreeEditor::LastLink Filesystem::LastLinkFor(uint64_t ino) const {
+  return open_files_.IsOpen(ino) ? TreeEditor::LastLink::kKeepOrphan
+                                 : TreeEditor::LastLink::kDelete;
+}
+
+Status Filesystem::Unlink(uint64_t parent, std::string_view name) {
+  VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(parent));
+  std::unique_lock lock(namespace_mu_);
+  return Edit([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(Attributes victim, ed.Lookup(parent, name));
+    return ed.Unlink(parent, name, LastLinkFor(victim.ino));
+  });
+}
+
+Status Filesystem::Rmdir(uint64_t parent, std::string_view name) {
+  VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(parent));
+  return Edit([&](TreeEditor& ed) { return ed.Rmdir(parent, name); });
+}
+
+Status Filesystem::Rename(uint64_t parent, std::string_view name, uint64_t new_parent,
+                          std::string_view new_name, unsigned flags) {
+  VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(parent));
+  VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(new_parent));
+  VEXFS_RETURN_IF_ERROR(RefuseReservedName(new_parent, new_name));
+  if (flags & RENAME_EXCHANGE) return Status::NotSupported("RENAME_EXCHANGE is not supported");
+  if (flags & ~unsigned{RENAME_NOREPLACE}) return Status::InvalidArgument("unknown rename flags");
+  unsigned store_flags =
+      (flags & RENAME_NOREPLACE) ? TreeEditor::kRenameNoReplace : TreeEditor::kRenameDefault;
+  std::unique_lock lock(namespace_mu_);
+  return Edit([&](TreeEditor& ed) -> Status {
+    auto replaced = ed.Lookup(new_parent, new_name);
+    auto last_link = replaced.ok() ? LastLinkFor(replaced->ino) : TreeEditor::LastLink::kDelete;
+    return ed.Rename(parent, name, new_parent, new_name, store_flags, last_link);
+  });
+}
+
+}  // namespace vexfs::fuse

@@ -1,0 +1,187 @@
+// The file system a mount serves: POSIX operations on one branch's working tree,
+// plus the read-only `.vexfs/` tree (virtual_tree.h). Every operation returns a
+// Status; fuse_ops.cc turns it into exactly one FUSE reply.
+//
+// Inode numbers are the working tree's own (the root is 1, as FUSE wants);
+// numbers with the top bit set belong to the virtual tree.
+//
+// Writes are buffered per inode (write_buffer.h) and reach the store in one
+// transaction at flush (each close), fsync, release, an attribute change, or when
+// the buffer passes its limits. Commits are not synced one by one: fsync and
+// fdatasync sync the store before they return, and a background thread syncs
+// about once a second (docs/mount.md).
+//
+// Thread-safety: every method may be called from many threads at once.
+#ifndef VEXFS_FUSE_FILESYSTEM_H_
+#define VEXFS_FUSE_FILESYSTEM_H_
+
+#include <sys/statvfs.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "fuse/open_files.h"
+#include "vexfs/index.h"
+#include "vexfs/store.h"
+
+namespace vexfs::fuse {
+
+class VirtualTree;
+
+// Who asks: new files belong to the caller.
+struct Caller {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+};
+
+struct SetAttrRequest {
+  std::optional<uint32_t> mode;
+  std::optional<uint32_t> uid;
+  std::optional<uint32_t> gid;
+  std::optional<uint64_t> size;
+  std::optional<TimeNs> atime;
+  std::optional<TimeNs> mtime;
+};
+
+struct OpenedFile {
+  uint64_t fh = 0;
+  bool direct_io = false;  // generated content: the page cache must not keep it
+};
+
+struct DirItem {
+  std::string name;
+  uint64_t ino = 0;
+  FileType type = FileType::kRegular;
+};
+
+// setxattr's XATTR_CREATE / XATTR_REPLACE.
+enum class XattrMode { kAny, kCreate, kReplace };
+
+struct FilesystemOptions {
+  std::string branch;  // "" = the store's current branch
+  bool read_only = false;
+  // Buffered writes are flushed when one file holds more than this ...
+  uint64_t file_buffer_limit = uint64_t{16} << 20;
+  // ... or all files together hold more than this.
+  uint64_t total_buffer_limit = uint64_t{256} << 20;
+};
+
+inline constexpr uint64_t kVirtualInoBit = uint64_t{1} << 63;
+inline bool IsVirtualIno(uint64_t ino) { return (ino & kVirtualInoBit) != 0; }
+
+class Filesystem {
+ public:
+  // `index` may be null: then search views and vector xattrs are unavailable.
+  static Result<std::unique_ptr<Filesystem>> Create(Store* store, Index* index,
+                                                    const FilesystemOptions& options);
+  ~Filesystem();
+
+  const std::string& branch() const { return branch_; }
+
+  // Names and attributes.
+  Result<Attributes> Lookup(uint64_t parent, std::string_view name);
+  void Forget(uint64_t ino, uint64_t count);
+  Result<Attributes> GetAttr(uint64_t ino);
+  Result<Attributes> SetAttr(uint64_t ino, const SetAttrRequest& request);
+  Result<std::string> ReadLink(uint64_t ino);
+
+  // Namespace changes.
+  Result<Attributes> Mknod(uint64_t parent, std::string_view name, uint32_t mode,
+                           const Caller& caller);
+  Result<Attributes> Mkdir(uint64_t parent, std::string_view name, uint32_t mode,
+                           const Caller& caller);
+  Result<Attributes> Symlink(uint64_t parent, std::string_view name, std::string_view target,
+                             const Caller& caller);
+  Result<Attributes> Link(uint64_t ino, uint64_t new_parent, std::string_view new_name);
+  Status Unlink(uint64_t parent, std::string_view name);
+  Status Rmdir(uint64_t parent, std::string_view name);
+  // `flags`: 0 or RENAME_NOREPLACE (RENAME_EXCHANGE is kNotSupported).
+  Status Rename(uint64_t parent, std::string_view name, uint64_t new_parent,
+                std::string_view new_name, unsigned flags);
+
+  // Files. `flags` are open(2)'s.
+  Result<OpenedFile> Open(uint64_t ino, int flags);
+  Result<std::pair<Attributes, OpenedFile>> Create(uint64_t parent, std::string_view name,
+                                                   uint32_t mode, int flags, const Caller& caller);
+  Result<std::string> Read(uint64_t ino, uint64_t fh, uint64_t offset, uint64_t length);
+  Result<size_t> Write(uint64_t ino, uint64_t fh, uint64_t offset, std::string_view data);
+  Status Flush(uint64_t ino, uint64_t fh);
+  Status Release(uint64_t ino, uint64_t fh);
+  Status Fsync(uint64_t ino, uint64_t fh);
+
+  // Directories: the listing is taken at OpenDir and served by offset from it.
+  Result<uint64_t> OpenDir(uint64_t ino);
+  Result<std::vector<DirItem>*> DirListing(uint64_t fh);
+  Status ReleaseDir(uint64_t fh);
+  Status SyncStore();
+
+  Result<struct statvfs> StatFs();
+
+  Status SetXattr(uint64_t ino, std::string_view name, std::string_view value, XattrMode mode);
+  Result<std::string> GetXattr(uint64_t ino, std::string_view name);
+  Result<std::vector<std::string>> ListXattrs(uint64_t ino);
+  Status RemoveXattr(uint64_t ino, std::string_view name);
+
+  // Work queued since the last sync reaches stable storage (the 1 s syncer).
+  Status SyncIfDirty();
+  // Every buffered write reaches the store and the store is synced (shutdown).
+  Status FlushAll();
+
+ private:
+  Filesystem(Store* store, Index* index, const FilesystemOptions& options,
+             std::unique_ptr<WorkingTree> tree);
+
+  Status Edit(const std::function<Status(TreeEditor&)>& edit);
+  Status View(const std::function<Status(TreeEditor&)>& read);
+  Status RefuseIfReadOnly(uint64_t ino) const;
+  Result<Attributes> StoreAttr(uint64_t ino);
+  // Store attributes with buffered writes applied.
+  Attributes WithBuffer(Attributes attr);
+  Status FlushState(uint64_t ino, InodeState& state);
+  Status FlushIfOver(uint64_t ino, InodeState& state);
+  void ForgetBuffer(InodeState& state);
+  // The last-link policy for an inode about to lose a link: keep it if open.
+  TreeEditor::LastLink LastLinkFor(uint64_t ino) const;
+  Result<OpenedFile> OpenHandle(uint64_t ino, int flags);
+  Result<std::string> PathOf(uint64_t ino);
+
+  // user.vexfs.embedding.<model> and user.vexfs.passages (index_xattrs.cc).
+  static bool IsIndexXattr(std::string_view name);
+  Status SetIndexXattr(uint64_t ino, std::string_view name, std::string_view value);
+  Result<std::string> GetIndexXattr(uint64_t ino, std::string_view name);
+  Result<std::vector<std::string>> ListIndexXattrs(uint64_t ino);
+
+  Store* store_;
+  Index* index_;
+  FilesystemOptions options_;
+  std::string branch_;
+  std::unique_ptr<WorkingTree> tree_;
+  std::unique_ptr<VirtualTree> virtual_tree_;
+  OpenFiles open_files_;
+  // Opens take it shared, unlink and rename exclusively: an inode cannot become
+  // open between a remove's "is it open?" and its commit.
+  std::shared_mutex namespace_mu_;
+
+  struct Handle {
+    uint64_t ino = 0;
+    int flags = 0;
+    std::string content;  // generated files of the virtual tree
+  };
+  std::mutex handles_mu_;
+  uint64_t next_handle_ = 1;
+  std::unordered_map<uint64_t, Handle> handles_;
+  std::unordered_map<uint64_t, std::vector<DirItem>> dir_handles_;
+
+  std::atomic<bool> unsynced_{false};
+};
+
+}  // namespace vexfs::fuse
+
+#endif  // VEXFS_FUSE_FILESYSTEM_H_

@@ -1,0 +1,368 @@
+// fuse_lowlevel_ops: thin forwarding to Filesystem, one reply per request.
+#include "fuse/fuse_ops.h"
+
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace vexfs::fuse {
+namespace {
+
+MountState& State(fuse_req_t req) { return *static_cast<MountState*>(fuse_req_userdata(req)); }
+Filesystem& Fs(fuse_req_t req) { return *State(req).fs; }
+
+timespec ToTimespec(TimeNs t) {
+  return timespec{static_cast<time_t>(t / 1000000000), static_cast<long>(t % 1000000000)};
+}
+
+TimeNs ToNs(const timespec& t) { return TimeNs{t.tv_sec} * 1000000000 + t.tv_nsec; }
+
+mode_t TypeBits(FileType type) {
+  switch (type) {
+    case FileType::kDirectory:
+      return S_IFDIR;
+    case FileType::kSymlink:
+      return S_IFLNK;
+    case FileType::kRegular:
+      break;
+  }
+  return S_IFREG;
+}
+
+struct stat ToStat(const Attributes& a) {
+  struct stat st {};
+  st.st_ino = a.ino;
+  st.st_mode = TypeBits(a.type) | a.mode;
+  st.st_nlink = a.nlink;
+  st.st_uid = a.uid;
+  st.st_gid = a.gid;
+  st.st_size = static_cast<off_t>(a.size);
+  st.st_blksize = 128 * 1024;  // the size FUSE moves per request
+  st.st_blocks = static_cast<blkcnt_t>((a.size + 511) / 512);
+  st.st_atim = ToTimespec(a.atime);
+  st.st_mtim = ToTimespec(a.mtime);
+  st.st_ctim = ToTimespec(a.ctime);
+  return st;
+}
+
+// Errors the kernel should not see silently: the store itself is in trouble.
+void LogIfSerious(const Status& st) {
+  if (st.code() == StatusCode::kIOError || st.code() == StatusCode::kCorruption) {
+    std::fprintf(stderr, "vexfs mount: %s\n", st.ToString().c_str());
+  }
+}
+
+void ReplyErr(fuse_req_t req, const Status& st, OpKind kind = OpKind::kGeneral) {
+  LogIfSerious(st);
+  fuse_reply_err(req, st.ok() ? 0 : ErrnoOf(st, kind));
+}
+
+void ReplyEntry(fuse_req_t req, const Result<Attributes>& attr, OpKind kind = OpKind::kGeneral) {
+  if (!attr.ok()) return ReplyErr(req, attr.status(), kind);
+  fuse_entry_param e{};
+  e.ino = attr->ino;
+  e.attr = ToStat(*attr);
+  e.attr_timeout = State(req).cache_seconds;
+  e.entry_timeout = State(req).cache_seconds;
+  fuse_reply_entry(req, &e);
+}
+
+Caller CallerOf(fuse_req_t req) {
+  const fuse_ctx* ctx = fuse_req_ctx(req);
+  return Caller{ctx->uid, ctx->gid};
+}
+
+void OnInit(void* /*userdata*/, fuse_conn_info* conn) {
+  // Larger requests mean fewer round trips for big sequential reads and writes.
+  conn->max_write = 1 << 20;
+  conn->max_readahead = 1 << 20;
+  // No kernel write-back cache: writes come here, where they are buffered per
+  // inode and every handle sees them (docs/mount.md).
+  conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+}
+
+void OnLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  ReplyEntry(req, Fs(req).Lookup(parent, name));
+}
+
+void OnForget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup) {
+  Fs(req).Forget(ino, nlookup);
+  fuse_reply_none(req);
+}
+
+void OnForgetMulti(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
+  for (size_t i = 0; i < count; ++i) Fs(req).Forget(forgets[i].ino, forgets[i].nlookup);
+  fuse_reply_none(req);
+}
+
+void OnGetattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info* /*fi*/) {
+  auto attr = Fs(req).GetAttr(ino);
+  if (!attr.ok()) return ReplyErr(req, attr.status());
+  struct stat st = ToStat(*attr);
+  fuse_reply_attr(req, &st, State(req).cache_seconds);
+}
+
+void OnSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set,
+               fuse_file_info* /*fi*/) {
+  SetAttrRequest r;
+  if (to_set & FUSE_SET_ATTR_MODE) r.mode = attr->st_mode & 07777;
+  if (to_set & FUSE_SET_ATTR_UID) r.uid = attr->st_uid;
+  if (to_set & FUSE_SET_ATTR_GID) r.gid = attr->st_gid;
+  if (to_set & FUSE_SET_ATTR_SIZE) r.size = static_cast<uint64_t>(attr->st_size);
+  if (to_set & FUSE_SET_ATTR_ATIME) r.atime = ToNs(attr->st_atim);
+  if (to_set & FUSE_SET_ATTR_MTIME) r.mtime = ToNs(attr->st_mtim);
+  if (to_set & FUSE_SET_ATTR_ATIME_NOW) r.atime = NowNs();
+  if (to_set & FUSE_SET_ATTR_MTIME_NOW) r.mtime = NowNs();
+  auto result = Fs(req).SetAttr(ino, r);
+  if (!result.ok()) return ReplyErr(req, result.status());
+  struct stat st = ToStat(*result);
+  fuse_reply_attr(req, &st, State(req).cache_seconds);
+}
+
+void OnReadlink(fuse_req_t req, fuse_ino_t ino) {
+  auto target = Fs(req).ReadLink(ino);
+  if (!target.ok()) return ReplyErr(req, target.status());
+  fuse_reply_readlink(req, target->c_str());
+}
+
+void OnMknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t /*rdev*/) {
+  ReplyEntry(req, Fs(req).Mknod(parent, name, mode, CallerOf(req)));
+}
+
+void OnMkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
+  ReplyEntry(req, Fs(req).Mkdir(parent, name, mode, CallerOf(req)));
+}
+
+void OnSymlink(fuse_req_t req, const char* link, fuse_ino_t parent, const char* name) {
+  ReplyEntry(req, Fs(req).Symlink(parent, name, link, CallerOf(req)));
+}
+
+void OnLink(fuse_req_t req, fuse_ino_t ino, fuse_ino_t new_parent, const char* new_name) {
+  ReplyEntry(req, Fs(req).Link(ino, new_parent, new_name), OpKind::kLink);
+}
+
+void OnUnlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  ReplyErr(req, Fs(req).Unlink(parent, name));
+}
+
+void OnRmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  ReplyErr(req, Fs(req).Rmdir(parent, name));
+}
+
+void OnRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t new_parent,
+              const char* new_name, unsigned int flags) {
+  ReplyErr(req, Fs(req).Rename(parent, name, new_parent, new_name, flags));
+}
+
+void FillOpen(const OpenedFile& file, fuse_file_info* fi) {
+  fi->fh = file.fh;
+  fi->direct_io = file.direct_io;
+  fi->keep_cache = 0;  // another process may have changed the file since
+}
+
+void OnOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  auto file = Fs(req).Open(ino, fi->flags);
+  if (!file.ok()) return ReplyErr(req, file.status());
+  FillOpen(*file, fi);
+  if (fuse_reply_open(req, fi) == -ENOENT) (void)Fs(req).Release(ino, file->fh);  // interrupted
+}
+
+void OnCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
+              fuse_file_info* fi) {
+  auto created = Fs(req).Create(parent, name, mode, fi->flags, CallerOf(req));
+  if (!created.ok()) return ReplyErr(req, created.status());
+  const auto& [attr, file] = *created;
+  FillOpen(file, fi);
+  fuse_entry_param e{};
+  e.ino = attr.ino;
+  e.attr = ToStat(attr);
+  e.attr_timeout = State(req).cache_seconds;
+  e.entry_timeout = State(req).cache_seconds;
+  if (fuse_reply_create(req, &e, fi) == -ENOENT) (void)Fs(req).Release(attr.ino, file.fh);
+}
+
+void OnRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
+  auto data = Fs(req).Read(ino, fi->fh, static_cast<uint64_t>(off), size);
+  if (!data.ok()) return ReplyErr(req, data.status());
+  fuse_reply_buf(req, data->data(), data->size());
+}
+
+void OnWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t off,
+             fuse_file_info* fi) {
+  auto written =
+      Fs(req).Write(ino, fi->fh, static_cast<uint64_t>(off), std::string_view(buf, size));
+  if (!written.ok()) return ReplyErr(req, written.status());
+  fuse_reply_write(req, *written);
+}
+
+void OnFlush(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  ReplyErr(req, Fs(req).Flush(ino, fi->fh));
+}
+
+void OnRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  ReplyErr(req, Fs(req).Release(ino, fi->fh));
+}
+
+void OnFsync(fuse_req_t req, fuse_ino_t ino, int /*datasync*/, fuse_file_info* fi) {
+  ReplyErr(req, Fs(req).Fsync(ino, fi->fh));
+}
+
+void OnOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  auto fh = Fs(req).OpenDir(ino);
+  if (!fh.ok()) return ReplyErr(req, fh.status());
+  fi->fh = *fh;
+  if (fuse_reply_open(req, fi) == -ENOENT) (void)Fs(req).ReleaseDir(*fh);
+}
+
+void OnReaddir(fuse_req_t req, fuse_ino_t /*ino*/, size_t size, off_t off, fuse_file_info* fi) {
+  auto listing = Fs(req).DirListing(fi->fh);
+  if (!listing.ok()) return ReplyErr(req, listing.status());
+  std::string buf(size, '\0');
+  size_t used = 0;
+  const std::vector<DirItem>& items = **listing;
+  for (size_t i = static_cast<size_t>(off); i < items.size(); ++i) {
+    struct stat st {};
+    st.st_ino = items[i].ino;
+    st.st_mode = TypeBits(items[i].type);
+    size_t need = fuse_add_direntry(req, buf.data() + used, size - used, items[i].name.c_str(), &st,
+                                    static_cast<off_t>(i + 1));
+    if (need > size - used) break;
+    used += need;
+  }
+  fuse_reply_buf(req, buf.data(), used);
+}
+
+void OnReleasedir(fuse_req_t req, fuse_ino_t /*ino*/, fuse_file_info* fi) {
+  ReplyErr(req, Fs(req).ReleaseDir(fi->fh));
+}
+
+void OnFsyncdir(fuse_req_t req, fuse_ino_t /*ino*/, int /*datasync*/, fuse_file_info* /*fi*/) {
+  ReplyErr(req, Fs(req).SyncStore());
+}
+
+void OnStatfs(fuse_req_t req, fuse_ino_t /*ino*/) {
+  auto st = Fs(req).StatFs();
+  if (!st.ok()) return ReplyErr(req, st.status());
+  fuse_reply_statfs(req, &*st);
+}
+
+void OnSetxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* value, size_t size,
+                int flags) {
+  XattrMode mode = (flags & XATTR_CREATE)    ? XattrMode::kCreate
+                   : (flags & XATTR_REPLACE) ? XattrMode::kReplace
+                                             : XattrMode::kAny;
+  ReplyErr(req, Fs(req).SetXattr(ino, name, std::string_view(value, size), mode), OpKind::kXattr);
+}
+
+// getxattr and listxattr share the size protocol: 0 asks for the size.
+void ReplyXattrBytes(fuse_req_t req, const std::string& bytes, size_t size) {
+  if (size == 0) {
+    fuse_reply_xattr(req, bytes.size());
+  } else if (bytes.size() > size) {
+    fuse_reply_err(req, ERANGE);
+  } else {
+    fuse_reply_buf(req, bytes.data(), bytes.size());
+  }
+}
+
+void OnGetxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
+  auto value = Fs(req).GetXattr(ino, name);
+  if (!value.ok()) return ReplyErr(req, value.status(), OpKind::kXattr);
+  ReplyXattrBytes(req, *value, size);
+}
+
+void OnListxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
+  auto names = Fs(req).ListXattrs(ino);
+  if (!names.ok()) return ReplyErr(req, names.status(), OpKind::kXattr);
+  std::string joined;
+  for (const std::string& n : *names) joined.append(n).push_back('\0');
+  ReplyXattrBytes(req, joined, size);
+}
+
+void OnRemovexattr(fuse_req_t req, fuse_ino_t ino, const char* name) {
+  ReplyErr(req, Fs(req).RemoveXattr(ino, name), OpKind::kXattr);
+}
+
+void OnCreateOps(fuse_lowlevel_ops* ops) {
+  ops->init = OnInit;
+  ops->lookup = OnLookup;
+  ops->forget = OnForget;
+  ops->forget_multi = OnForgetMulti;
+  ops->getattr = OnGetattr;
+  ops->setattr = OnSetattr;
+  ops->readlink = OnReadlink;
+  ops->mknod = OnMknod;
+  ops->mkdir = OnMkdir;
+  ops->symlink = OnSymlink;
+  ops->link = OnLink;
+  ops->unlink = OnUnlink;
+  ops->rmdir = OnRmdir;
+  ops->rename = OnRename;
+  ops->open = OnOpen;
+  ops->create = OnCreate;
+  ops->read = OnRead;
+  ops->write = OnWrite;
+  ops->flush = OnFlush;
+  ops->release = OnRelease;
+  ops->fsync = OnFsync;
+  ops->opendir = OnOpendir;
+  ops->readdir = OnReaddir;
+  ops->releasedir = OnReleasedir;
+  ops->fsyncdir = OnFsyncdir;
+  ops->statfs = OnStatfs;
+  ops->setxattr = OnSetxattr;
+  ops->getxattr = OnGetxattr;
+  ops->listxattr = OnListxattr;
+  ops->removexattr = OnRemovexattr;
+}
+
+}  // namespace
+
+int ErrnoOf(const Status& status, OpKind kind) {
+  switch (status.code()) {
+    case StatusCode::kOk:
+      return 0;
+    case StatusCode::kNotFound:
+      return kind == OpKind::kXattr ? ENODATA : ENOENT;
+    case StatusCode::kCorruption:
+    case StatusCode::kIOError:
+      return EIO;
+    case StatusCode::kInvalidArgument:
+      return EINVAL;
+    case StatusCode::kAlreadyExists:
+      return EEXIST;
+    case StatusCode::kNotEmpty:
+      return ENOTEMPTY;
+    case StatusCode::kNotDirectory:
+      return ENOTDIR;
+    case StatusCode::kIsDirectory:
+      return EISDIR;
+    case StatusCode::kNoSpace:
+      return ENOSPC;
+    case StatusCode::kReadOnly:
+      return EROFS;
+    case StatusCode::kBusy:
+      return EBUSY;
+    case StatusCode::kNameTooLong:
+      return kind == OpKind::kXattr ? ERANGE : ENAMETOOLONG;
+    case StatusCode::kFileTooLarge:
+      return kind == OpKind::kXattr ? E2BIG : EFBIG;
+    case StatusCode::kNotSupported:
+      return kind == OpKind::kLink ? EPERM : EOPNOTSUPP;
+  }
+  return EIO;
+}
+
+const fuse_lowlevel_ops& LowLevelOps() {
+  static const fuse_lowlevel_ops ops = [] {
+    fuse_lowlevel_ops o{};
+    OnCreateOps(&o);
+    return o;
+  }();
+  return ops;
+}
+
+}  // namespace vexfs::fuse

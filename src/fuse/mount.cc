@@ -1,0 +1,255 @@
+// RunMount / Unmount: the daemon around Filesystem and the FUSE session.
+#include "fuse/mount.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "common/file_util.h"
+#include "fuse/filesystem.h"
+#include "fuse/fuse_ops.h"
+#include "vexfs/index.h"
+#include "vexfs/store.h"
+
+namespace vexfs::fuse {
+namespace {
+
+// Options the kernel or libfuse take as they are.
+const std::set<std::string_view> kPassedThrough = {
+    "nosuid",   "suid",       "nodev",       "dev",        "noexec",  "exec", "noatime", "atime",
+    "relatime", "norelatime", "strictatime", "nodiratime", "dirsync", "sync", "async"};
+// mount(8)'s own options, which reach a helper but mean nothing to the mount.
+const std::set<std::string_view> kIgnored = {
+    "defaults", "auto",    "noauto", "user",  "users",
+    "nouser",   "_netdev", "nofail", "owner", "default_permissions"};
+
+// Syncs the store about once a second while there is unsynced work.
+class Syncer {
+ public:
+  explicit Syncer(Filesystem* fs) : fs_(fs), thread_([this] { Run(); }) {}
+  ~Syncer() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void Run() {
+    std::unique_lock lock(mu_);
+    while (!cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; })) {
+      lock.unlock();
+      Status st = fs_->SyncIfDirty();
+      if (!st.ok()) std::fprintf(stderr, "vexfs mount: %s\n", st.ToString().c_str());
+      lock.lock();
+    }
+  }
+
+  Filesystem* fs_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+std::string FuseOptionString(const MountOptions& o) {
+  std::string opts = "fsname=vexfs:" + o.store_path + ",subtype=vexfs,default_permissions";
+  if (o.allow_other) opts += ",allow_other";
+  if (o.read_only) opts += ",ro";
+  for (const std::string& p : o.passthrough) opts += "," + p;
+  return opts;
+}
+
+// A FUSE session mounted at `mountpoint`, serving `state`; unmounted and
+// destroyed with the object.
+class Session {
+ public:
+  ~Session() {
+    if (!se_) return;
+    if (signals_) fuse_remove_signal_handlers(se_);
+    if (mounted_) fuse_session_unmount(se_);
+    fuse_session_destroy(se_);
+  }
+
+  Status Mount(const MountOptions& o, MountState* state) {
+    std::string opts = FuseOptionString(o);
+    std::vector<const char*> argv = {"vexfs", "-o", opts.c_str()};
+    if (o.debug) argv.push_back("-d");
+    fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
+    se_ = fuse_session_new(&args, &LowLevelOps(), sizeof(fuse_lowlevel_ops), state);
+    if (!se_) return Status::InvalidArgument("libfuse refused the options '" + opts + "'");
+    if (fuse_set_signal_handlers(se_) != 0) return Status::IOError("cannot set signal handlers");
+    signals_ = true;
+    if (fuse_session_mount(se_, o.mountpoint.c_str()) != 0) {
+      return Status::IOError("cannot mount on '" + o.mountpoint +
+                             "' (is it an existing directory, and is /dev/fuse usable?)");
+    }
+    mounted_ = true;
+    return Status::Ok();
+  }
+
+  Status Serve() {
+    fuse_loop_config* config = fuse_loop_cfg_create();
+    fuse_loop_cfg_set_max_threads(config, 16);
+    fuse_loop_cfg_set_idle_threads(config, 4);
+    int rc = fuse_session_loop_mt(se_, config);
+    fuse_loop_cfg_destroy(config);
+    // A signal ends the loop with its number; that is a clean shutdown too.
+    return rc < 0 ? Status::IOError(std::string("FUSE loop failed: ") + std::strerror(-rc))
+                  : Status::Ok();
+  }
+
+ private:
+  fuse_session* se_ = nullptr;
+  bool signals_ = false;
+  bool mounted_ = false;
+};
+
+// Everything a mount needs, opened in the process that serves it (a Store must
+// not cross fork()). Calls `ready` once the mount is up, with ok or the reason
+// it failed.
+Status Serve(const MountOptions& o, const std::function<void(const Status&)>& ready) {
+  StoreOptions store_options;
+  store_options.read_only = o.read_only;
+  store_options.sync_on_commit = false;  // fsync and the syncer sync (docs/mount.md)
+  auto fail = [&](const Status& st) {
+    ready(st);
+    return st;
+  };
+  auto store = Store::Open(o.store_path, store_options);
+  if (!store.ok()) return fail(store.status());
+  auto index = Index::Open(store->get());
+  if (!index.ok()) return fail(index.status());
+  FilesystemOptions fs_options;
+  fs_options.branch = o.branch;
+  fs_options.read_only = o.read_only;
+  auto fs = Filesystem::Create(store->get(), index->get(), fs_options);
+  if (!fs.ok()) return fail(fs.status());
+  MountState state{fs->get(), 0.5};
+  Session session;
+  Status st = session.Mount(o, &state);
+  if (!st.ok()) return fail(st);
+  if (!o.read_only) (*index)->StartBackground();
+  Status served;
+  {
+    Syncer syncer(fs->get());
+    ready(Status::Ok());
+    served = session.Serve();
+  }
+  (*index)->StopBackground();
+  Status flushed = (*fs)->FlushAll();
+  return served.ok() ? flushed : served;
+}
+
+// Detached child: report readiness through `fd`, then serve with stdio closed
+// and errors appended to <store>/mount.log.
+[[noreturn]] void RunDaemon(const MountOptions& o, int fd) {
+  ::setsid();
+  Status st = Serve(o, [&](const Status& ready) {
+    std::string msg =
+        ready.ok() ? "ok" : std::to_string(static_cast<int>(ready.code())) + "\t" + ready.message();
+    (void)!::write(fd, msg.data(), msg.size());
+    ::close(fd);
+    if (!ready.ok()) return;
+    int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    int log = ::open((o.store_path + "/mount.log").c_str(),
+                     O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    ::dup2(devnull, 0);
+    ::dup2(devnull, 1);
+    ::dup2(log >= 0 ? log : devnull, 2);
+    if (devnull > 2) ::close(devnull);
+    if (log > 2) ::close(log);
+  });
+  if (!st.ok()) std::fprintf(stderr, "vexfs mount: %s\n", st.ToString().c_str());
+  std::_Exit(st.ok() ? 0 : 1);
+}
+
+// Reads the child's one message; its status decides the parent's.
+Status AwaitDaemon(int fd, pid_t child) {
+  std::string msg;
+  char buf[512];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof(buf))) > 0) msg.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  if (msg == "ok") return Status::Ok();
+  int wstatus = 0;
+  ::waitpid(child, &wstatus, 0);
+  size_t tab = msg.find('\t');
+  if (tab == std::string::npos) {
+    return Status::IOError("the mount daemon died before the mount was ready");
+  }
+  // The child sent "<code>\t<message>": the parent fails the same way.
+  return Status(static_cast<StatusCode>(std::atoi(msg.substr(0, tab).c_str())),
+                msg.substr(tab + 1));
+}
+
+}  // namespace
+
+Status ApplyMountOptionList(std::string_view list, MountOptions* options) {
+  while (!list.empty()) {
+    size_t comma = list.find(',');
+    std::string_view opt = list.substr(0, comma);
+    list = comma == std::string_view::npos ? "" : list.substr(comma + 1);
+    if (opt.empty() || kIgnored.count(opt)) continue;
+    if (opt == "ro") {
+      options->read_only = true;
+    } else if (opt == "rw") {
+      options->read_only = false;
+    } else if (opt == "allow_other") {
+      options->allow_other = true;
+    } else if (opt.substr(0, 7) == "branch=") {
+      options->branch = std::string(opt.substr(7));
+    } else if (kPassedThrough.count(opt)) {
+      options->passthrough.emplace_back(opt);
+    } else {
+      return Status::InvalidArgument("unknown mount option '" + std::string(opt) + "'");
+    }
+  }
+  return Status::Ok();
+}
+
+Status RunMount(const MountOptions& options) {
+  if (options.foreground || options.debug) {
+    return Serve(options, [](const Status&) {});
+  }
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus("pipe");
+  pid_t child = ::fork();
+  if (child < 0) return ErrnoStatus("fork");
+  if (child == 0) {
+    ::close(fds[0]);
+    RunDaemon(options, fds[1]);
+  }
+  ::close(fds[1]);
+  return AwaitDaemon(fds[0], child);
+}
+
+Status Unmount(const std::string& mountpoint) {
+  pid_t child = ::fork();
+  if (child < 0) return ErrnoStatus("fork");
+  if (child == 0) {
+    ::execlp("fusermount3", "fusermount3", "-u", "--", mountpoint.c_str(), nullptr);
+    std::_Exit(127);
+  }
+  int wstatus = 0;
+  if (::waitpid(child, &wstatus, 0) < 0) return ErrnoStatus("wait for fusermount3");
+  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) == 127) {
+    return Status::IOError("could not run fusermount3 (is the fuse3 package installed?)");
+  }
+  if (WEXITSTATUS(wstatus) != 0) {
+    return Status::InvalidArgument("'" + mountpoint + "' could not be unmounted (see above)");
+  }
+  return Status::Ok();
+}
+
+}  // namespace vexfs::fuse

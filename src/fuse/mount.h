@@ -1,0 +1,42 @@
+// Mounting a store: option parsing, the daemon's life (start, serve, clean
+// shutdown on unmount or SIGINT/SIGTERM/SIGHUP) and unmounting.
+#ifndef VEXFS_FUSE_MOUNT_H_
+#define VEXFS_FUSE_MOUNT_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vexfs/status.h"
+
+namespace vexfs::fuse {
+
+struct MountOptions {
+  std::string store_path;
+  std::string mountpoint;
+  std::string branch;       // "" = the store's current branch
+  bool foreground = false;  // serve in this process instead of a daemon
+  bool read_only = false;
+  bool allow_other = false;  // other users may use the mount (needs root or user_allow_other)
+  bool debug = false;        // libfuse's request trace on stderr (implies foreground)
+  std::vector<std::string> passthrough;  // nosuid, nodev, noexec, noatime, ...
+};
+
+// Applies one -o list ("ro,allow_other,branch=b"). Knows ro/rw, allow_other,
+// default_permissions (always on), branch=NAME, the options libfuse passes on to
+// the kernel, and ignores mount(8)'s own (defaults, auto, noauto, user, users,
+// nouser, _netdev, nofail) so fstab lines work. kInvalidArgument names anything else.
+Status ApplyMountOptionList(std::string_view list, MountOptions* options);
+
+// Mounts and serves until the mount goes away. In the foreground it returns
+// when serving ends; otherwise it returns as soon as the mount is ready (or has
+// failed, with the reason) and a daemon process serves it.
+Status RunMount(const MountOptions& options);
+
+// Unmounts through fusermount3 (works for non-root users and for a mount whose
+// daemon died).
+Status Unmount(const std::string& mountpoint);
+
+}  // namespace vexfs::fuse
+
+#endif  // VEXFS_FUSE_MOUNT_H_

@@ -1,0 +1,99 @@
+// WriteBuffer: merged extents over a cut store file (see write_buffer.h).
+#include "fuse/write_buffer.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace vexfs::fuse {
+
+void WriteBuffer::Write(uint64_t offset, std::string_view data) {
+  if (data.empty()) return;
+  const uint64_t end = offset + data.size();
+  mtime_ = NowNs();
+  size_ = std::max(size_, end);
+  // The common case, a sequential writer: append to the extent that ends here.
+  auto next = extents_.lower_bound(offset);
+  if (next != extents_.begin()) {
+    auto prev = std::prev(next);
+    bool touches_next = next != extents_.end() && next->first <= end;
+    if (prev->first + prev->second.size() == offset && !touches_next) {
+      prev->second.append(data);
+      bytes_ += data.size();
+      return;
+    }
+  }
+  // General case: fold every extent that overlaps or touches [offset, end) into one.
+  auto first = extents_.upper_bound(offset);
+  if (first != extents_.begin()) {
+    auto prev = std::prev(first);
+    if (prev->first + prev->second.size() >= offset) first = prev;
+  }
+  uint64_t start = offset, stop = end;
+  auto last = first;
+  for (; last != extents_.end() && last->first <= end; ++last) {
+    start = std::min(start, last->first);
+    stop = std::max(stop, last->first + last->second.size());
+  }
+  std::string merged(stop - start, '\0');
+  for (auto it = first; it != last; ++it) {
+    merged.replace(it->first - start, it->second.size(), it->second);
+    bytes_ -= it->second.size();
+  }
+  merged.replace(offset - start, data.size(), data);
+  extents_.erase(first, last);
+  bytes_ += merged.size();
+  extents_.emplace(start, std::move(merged));
+}
+
+void WriteBuffer::Truncate(uint64_t size) {
+  mtime_ = NowNs();
+  resized_ = true;
+  auto it = extents_.lower_bound(size);
+  for (auto drop = it; drop != extents_.end(); ++drop) bytes_ -= drop->second.size();
+  extents_.erase(it, extents_.end());
+  if (!extents_.empty()) {
+    auto& [start, bytes] = *extents_.rbegin();
+    if (start + bytes.size() > size) {
+      bytes_ -= bytes.size() - (size - start);
+      bytes.resize(size - start);
+    }
+  }
+  if (size < size_) cut_ = std::min(cut_.value_or(size), size);
+  size_ = size;
+}
+
+uint64_t WriteBuffer::StoredLength(uint64_t offset, uint64_t length) const {
+  uint64_t limit = std::min(cut_.value_or(std::numeric_limits<uint64_t>::max()), size_);
+  return offset >= limit ? 0 : std::min(length, limit - offset);
+}
+
+std::string WriteBuffer::Overlay(uint64_t offset, uint64_t length, std::string_view stored) const {
+  if (offset >= size_) return {};
+  const uint64_t n = std::min(length, size_ - offset);
+  std::string out(stored.substr(0, StoredLength(offset, n)));
+  out.resize(n, '\0');
+  auto it = extents_.upper_bound(offset);
+  if (it != extents_.begin()) --it;
+  for (; it != extents_.end() && it->first < offset + n; ++it) {
+    uint64_t from = std::max(offset, it->first);
+    uint64_t to = std::min(offset + n, it->first + it->second.size());
+    if (from >= to) continue;
+    out.replace(from - offset, to - from, it->second, from - it->first, to - from);
+  }
+  return out;
+}
+
+Status WriteBuffer::ApplyTo(TreeEditor& editor, uint64_t ino) const {
+  if (cut_) VEXFS_RETURN_IF_ERROR(editor.Truncate(ino, *cut_));
+  for (const auto& [offset, bytes] : extents_) {
+    VEXFS_RETURN_IF_ERROR(editor.Write(ino, offset, bytes));
+  }
+  VEXFS_ASSIGN_OR_RETURN(Attributes attr, editor.GetAttr(ino));
+  if (attr.size != size_) VEXFS_RETURN_IF_ERROR(editor.Truncate(ino, size_));
+  // The file was modified when it was written, not when the buffer drained.
+  TreeEditor::AttrChange change;
+  change.mtime = mtime_;
+  return editor.SetAttr(ino, change).status();
+}
+
+}  // namespace vexfs::fuse

@@ -1,0 +1,62 @@
+// Writes to one file that have not reached the store yet.
+//
+// The mount buffers writes per inode (not per handle) so that every handle of a
+// file, and every reader, sees one consistent file: a read overlays the buffer on
+// what the store holds. The buffer reaches the store in one transaction at flush,
+// fsync, close, a size or attribute change, or when it grows past its limit.
+//
+// State after any sequence of writes and truncates since the last flush:
+// - the store's bytes at and beyond `cut` are gone (read as zeros);
+// - `extents` (non-overlapping, merged) hold the bytes written;
+// - `size` is the file's logical size.
+// Not thread-safe: the owner (OpenFiles) locks around it.
+#ifndef VEXFS_FUSE_WRITE_BUFFER_H_
+#define VEXFS_FUSE_WRITE_BUFFER_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "vexfs/store.h"
+#include "vexfs/types.h"
+
+namespace vexfs::fuse {
+
+class WriteBuffer {
+ public:
+  // `store_size`: the file's size in the store when buffering starts.
+  explicit WriteBuffer(uint64_t store_size) : size_(store_size) {}
+
+  void Write(uint64_t offset, std::string_view data);
+  void Truncate(uint64_t size);
+
+  uint64_t size() const { return size_; }
+  // Bytes held, the measure for flushing under memory pressure.
+  uint64_t bytes() const { return bytes_; }
+  bool empty() const { return extents_.empty() && !cut_ && !resized_; }
+  TimeNs mtime() const { return mtime_; }
+
+  // Bytes [offset, offset + length) of the file as it is with this buffer applied,
+  // given `stored` = the store's bytes from `offset` (short at its end of file).
+  // Short only at the logical end of file.
+  std::string Overlay(uint64_t offset, uint64_t length, std::string_view stored) const;
+  // How many bytes from `offset` to ask the store for: none past `cut`.
+  uint64_t StoredLength(uint64_t offset, uint64_t length) const;
+
+  // Applies everything to inode `ino` inside `editor`'s transaction.
+  Status ApplyTo(TreeEditor& editor, uint64_t ino) const;
+
+ private:
+  std::map<uint64_t, std::string> extents_;  // offset -> bytes
+  std::optional<uint64_t> cut_;
+  uint64_t size_;
+  uint64_t bytes_ = 0;
+  bool resized_ = false;  // a truncate happened (even one that only extends)
+  TimeNs mtime_ = 0;
+};
+
+}  // namespace vexfs::fuse
+
+#endif  // VEXFS_FUSE_WRITE_BUFFER_H_

@@ -1,0 +1,19 @@
+// The indexed passages of one working-tree file, with their vectors: what the
+// mount shows as user.vexfs.passages and user.vexfs.embedding.<model>.
+#ifndef VEXFS_INDEX_FILE_PASSAGES_H_
+#define VEXFS_INDEX_FILE_PASSAGES_H_
+
+#include <string_view>
+#include <vector>
+
+#include "store/store_impl.h"
+#include "vexfs/index.h"
+
+namespace vexfs::index {
+
+Result<std::vector<FilePassage>> ReadFilePassages(internal::StoreImpl* impl, std::string_view path,
+                                                  std::string_view model, std::string_view branch);
+
+}  // namespace vexfs::index
+
+#endif  // VEXFS_INDEX_FILE_PASSAGES_H_

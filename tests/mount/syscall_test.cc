@@ -1,0 +1,418 @@
+// POSIX behaviour of a real mount, checked with plain system calls: files, open
+// flags, sparse writes, truncate, rename, unlink while open, directories,
+// links, attributes, xattrs, permissions, mmap, and the errno of each failure.
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <set>
+
+#include "mount/mount_test_util.h"
+
+namespace vexfs::mount_test {
+namespace {
+
+// errno of a call that must fail; 0 if it succeeded.
+#define ERRNO_OF(call) ((call) < 0 ? errno : 0)
+
+class SyscallTest : public MountTest {};
+
+TEST_F(SyscallTest, CreateWriteReadBack) {
+  ASSERT_EQ(WritePath(P("a.txt"), "hello"), 0);
+  EXPECT_EQ(ReadPath(P("a.txt")), "hello");
+  struct stat st {};
+  ASSERT_EQ(::stat(P("a.txt").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(st.st_size, 5);
+  EXPECT_EQ(st.st_nlink, 1u);
+  EXPECT_EQ(st.st_uid, ::getuid());
+  // What the mount wrote, the CLI reads from the store.
+  CommandResult cat = RunVexfs({"--store", store(), "cat", "a.txt"});
+  ASSERT_TRUE(cat.ok()) << cat.err;
+  EXPECT_EQ(cat.out, "hello");
+}
+
+TEST_F(SyscallTest, OpenFlags) {
+  ASSERT_EQ(WritePath(P("f"), "12345"), 0);
+  EXPECT_EQ(ERRNO_OF(::open(P("f").c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644)), EEXIST);
+  EXPECT_EQ(ERRNO_OF(::open(P("missing").c_str(), O_RDONLY)), ENOENT);
+  int fd = ::open(P("f").c_str(), O_WRONLY | O_APPEND);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "67", 2), 2);
+  ASSERT_EQ(::pwrite(fd, "8", 1, 0), 1);  // O_APPEND: the offset is ignored
+  ::close(fd);
+  EXPECT_EQ(ReadPath(P("f")),
+            "1234567"
+            "8");
+  fd = ::open(P("f").c_str(), O_RDWR | O_TRUNC);
+  ASSERT_GE(fd, 0);
+  struct stat st {};
+  ASSERT_EQ(::fstat(fd, &st), 0);
+  EXPECT_EQ(st.st_size, 0);
+  ::close(fd);
+  EXPECT_EQ(ReadPath(P("f")), "");
+  EXPECT_EQ(ERRNO_OF(::open(P("f/x").c_str(), O_RDONLY)), ENOTDIR);
+  ASSERT_EQ(::mkdir(P("d").c_str(), 0755), 0);
+  EXPECT_EQ(ERRNO_OF(::open(P("d").c_str(), O_WRONLY)), EISDIR);
+}
+
+TEST_F(SyscallTest, SparseWritesReadBackAsZeros) {
+  int fd = ::open(P("sparse").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  const off_t far = 3 << 20;
+  ASSERT_EQ(::pwrite(fd, "end", 3, far), 3);
+  struct stat st {};
+  ASSERT_EQ(::fstat(fd, &st), 0);
+  EXPECT_EQ(st.st_size, far + 3);
+  std::string gap(4096, 'x');
+  ASSERT_EQ(::pread(fd, gap.data(), gap.size(), far - 4096), 4096);
+  EXPECT_EQ(gap, std::string(4096, '\0'));
+  ::close(fd);
+  std::string all = ReadPath(P("sparse"));
+  ASSERT_EQ(all.size(), static_cast<size_t>(far + 3));
+  EXPECT_EQ(all.substr(far), "end");
+  EXPECT_EQ(all.find_first_not_of('\0'), static_cast<size_t>(far));
+}
+
+TEST_F(SyscallTest, TruncateShrinksAndGrows) {
+  ASSERT_EQ(WritePath(P("t"), "abcdefgh"), 0);
+  ASSERT_EQ(::truncate(P("t").c_str(), 3), 0);
+  EXPECT_EQ(ReadPath(P("t")), "abc");
+  ASSERT_EQ(::truncate(P("t").c_str(), 6), 0);
+  EXPECT_EQ(ReadPath(P("t")), std::string("abc\0\0\0", 6));
+  // ftruncate of an open file with buffered writes, then more writes.
+  int fd = ::open(P("t").c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::pwrite(fd, "XYZW", 4, 4), 4);
+  ASSERT_EQ(::ftruncate(fd, 5), 0);
+  ASSERT_EQ(::pwrite(fd, "!", 1, 7), 1);
+  ::close(fd);
+  EXPECT_EQ(ReadPath(P("t")), std::string("abc\0X\0\0!", 8));
+}
+
+TEST_F(SyscallTest, RenameCases) {
+  ASSERT_EQ(WritePath(P("a"), "A"), 0);
+  ASSERT_EQ(WritePath(P("b"), "B"), 0);
+  ASSERT_EQ(::rename(P("a").c_str(), P("b").c_str()), 0);  // over an existing file
+  EXPECT_EQ(ReadPath(P("b")), "A");
+  EXPECT_EQ(ERRNO_OF(::access(P("a").c_str(), F_OK)), ENOENT);
+  ASSERT_EQ(::mkdir(P("d1").c_str(), 0755), 0);
+  ASSERT_EQ(WritePath(P("d1/x"), "x"), 0);
+  ASSERT_EQ(::mkdir(P("d2").c_str(), 0755), 0);
+  ASSERT_EQ(::rename(P("d1").c_str(), P("d2").c_str()), 0);  // over an empty directory
+  EXPECT_EQ(ReadPath(P("d2/x")), "x");
+  ASSERT_EQ(::mkdir(P("d3").c_str(), 0755), 0);
+  EXPECT_EQ(ERRNO_OF(::rename(P("d3").c_str(), P("d2").c_str())), ENOTEMPTY);
+  EXPECT_EQ(ERRNO_OF(::rename(P("b").c_str(), P("d3").c_str())), EISDIR);
+  EXPECT_EQ(ERRNO_OF(::rename(P("d3").c_str(), P("b").c_str())), ENOTDIR);
+  EXPECT_EQ(ERRNO_OF(::rename(P("d2").c_str(), P("d2/inner").c_str())), EINVAL);
+  EXPECT_EQ(ERRNO_OF(::rename(P("nope").c_str(), P("b").c_str())), ENOENT);
+  ASSERT_EQ(WritePath(P("c"), "C"), 0);
+  EXPECT_EQ(ERRNO_OF(syscall(SYS_renameat2, AT_FDCWD, P("c").c_str(), AT_FDCWD, P("b").c_str(),
+                             RENAME_NOREPLACE)),
+            EEXIST);
+  EXPECT_EQ(ReadPath(P("b")), "A");
+}
+
+TEST_F(SyscallTest, UnlinkWhileOpenKeepsTheFileUntilClose) {
+  ASSERT_EQ(WritePath(P("tmp"), "scratch"), 0);
+  int fd = ::open(P("tmp").c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::unlink(P("tmp").c_str()), 0);
+  EXPECT_EQ(ERRNO_OF(::access(P("tmp").c_str(), F_OK)), ENOENT);
+  ASSERT_EQ(::pwrite(fd, "!", 1, 7), 1);
+  char buf[16] = {};
+  ASSERT_EQ(::pread(fd, buf, sizeof(buf), 0), 8);
+  EXPECT_EQ(std::string(buf, 8), "scratch!");
+  struct stat st {};
+  ASSERT_EQ(::fstat(fd, &st), 0);
+  EXPECT_EQ(st.st_nlink, 0u);
+  // A new file may take the name meanwhile.
+  ASSERT_EQ(WritePath(P("tmp"), "new"), 0);
+  ASSERT_EQ(::close(fd), 0);
+  EXPECT_EQ(ReadPath(P("tmp")), "new");
+  CommandResult fsck = RunVexfs({"--store", store(), "fsck"});
+  EXPECT_TRUE(fsck.ok()) << fsck.out << fsck.err;
+}
+
+TEST_F(SyscallTest, RenameOverOpenFileKeepsItReadable) {
+  ASSERT_EQ(WritePath(P("old"), "old bytes"), 0);
+  ASSERT_EQ(WritePath(P("new"), "new bytes"), 0);
+  int fd = ::open(P("old").c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::rename(P("new").c_str(), P("old").c_str()), 0);
+  char buf[16] = {};
+  ASSERT_EQ(::pread(fd, buf, sizeof(buf), 0), 9);
+  EXPECT_EQ(std::string(buf, 9), "old bytes");
+  ::close(fd);
+  EXPECT_EQ(ReadPath(P("old")), "new bytes");
+}
+
+TEST_F(SyscallTest, DirectoryErrors) {
+  ASSERT_EQ(::mkdir(P("d").c_str(), 0755), 0);
+  EXPECT_EQ(ERRNO_OF(::mkdir(P("d").c_str(), 0755)), EEXIST);
+  ASSERT_EQ(WritePath(P("d/f"), "x"), 0);
+  EXPECT_EQ(ERRNO_OF(::rmdir(P("d").c_str())), ENOTEMPTY);
+  EXPECT_EQ(ERRNO_OF(::rmdir(P("d/f").c_str())), ENOTDIR);
+  EXPECT_EQ(ERRNO_OF(::unlink(P("d").c_str())), EISDIR);
+  EXPECT_EQ(ERRNO_OF(::unlink(P("nope").c_str())), ENOENT);
+  EXPECT_EQ(ERRNO_OF(::mkdir(P("nope/sub").c_str(), 0755)), ENOENT);
+  ASSERT_EQ(::unlink(P("d/f").c_str()), 0);
+  ASSERT_EQ(::rmdir(P("d").c_str()), 0);
+  struct stat st {};
+  ASSERT_EQ(::stat(mnt().c_str(), &st), 0);
+  EXPECT_EQ(st.st_nlink, 2u);
+}
+
+TEST_F(SyscallTest, ReaddirListsEverythingOnceAcrossManyCalls) {
+  std::set<std::string> want;
+  for (int i = 0; i < 600; ++i) {
+    std::string name = "file-with-a-longish-name-" + std::to_string(i);
+    ASSERT_EQ(WritePath(P(name), ""), 0);
+    want.insert(name);
+  }
+  DIR* dir = ::opendir(mnt().c_str());
+  ASSERT_NE(dir, nullptr);
+  std::multiset<std::string> seen;
+  long middle = -1;
+  while (dirent* e = ::readdir(dir)) {
+    seen.insert(e->d_name);
+    if (seen.size() == 300) middle = ::telldir(dir);
+  }
+  EXPECT_EQ(seen.count("."), 1u);
+  EXPECT_EQ(seen.count(".."), 1u);
+  EXPECT_EQ(seen.count(".vexfs"), 0u);  // found by name, never listed
+  seen.erase(".");
+  seen.erase("..");
+  EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()), want);
+  EXPECT_EQ(seen.size(), want.size());
+  // Resuming at a saved offset gives exactly the rest.
+  ASSERT_GE(middle, 0);
+  ::seekdir(dir, middle);
+  size_t rest = 0;
+  while (::readdir(dir)) ++rest;
+  EXPECT_EQ(rest, 602u - 300u);
+  ::closedir(dir);
+}
+
+TEST_F(SyscallTest, SymlinksAndHardLinks) {
+  ASSERT_EQ(WritePath(P("target"), "T"), 0);
+  ASSERT_EQ(::symlink("target", P("link").c_str()), 0);
+  char buf[64] = {};
+  ASSERT_EQ(::readlink(P("link").c_str(), buf, sizeof(buf)), 6);
+  EXPECT_EQ(std::string(buf), "target");
+  EXPECT_EQ(ReadPath(P("link")), "T");
+  struct stat st {};
+  ASSERT_EQ(::lstat(P("link").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_EQ(ERRNO_OF(::symlink("x", P("link").c_str())), EEXIST);
+  ASSERT_EQ(::link(P("target").c_str(), P("hard").c_str()), 0);
+  ASSERT_EQ(::stat(P("target").c_str(), &st), 0);
+  EXPECT_EQ(st.st_nlink, 2u);
+  ASSERT_EQ(WritePath(P("hard"), "changed"), 0);
+  EXPECT_EQ(ReadPath(P("target")), "changed");
+  ASSERT_EQ(::mkdir(P("d").c_str(), 0755), 0);
+  EXPECT_EQ(ERRNO_OF(::link(P("d").c_str(), P("d2").c_str())), EPERM);
+  EXPECT_EQ(ERRNO_OF(::link(P("target").c_str(), P("hard").c_str())), EEXIST);
+}
+
+TEST_F(SyscallTest, AttributesChange) {
+  ASSERT_EQ(WritePath(P("f"), "x"), 0);
+  ASSERT_EQ(::chmod(P("f").c_str(), 0600), 0);
+  ASSERT_EQ(::chown(P("f").c_str(), 1234, 5678), 0);
+  timespec times[2] = {{1000, 5}, {2000, 7}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, P("f").c_str(), times, 0), 0);
+  struct stat st {};
+  ASSERT_EQ(::stat(P("f").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(st.st_uid, 1234u);
+  EXPECT_EQ(st.st_gid, 5678u);
+  EXPECT_EQ(st.st_mtim.tv_sec, 2000);
+  EXPECT_EQ(st.st_mtim.tv_nsec, 7);
+  EXPECT_EQ(st.st_atim.tv_sec, 1000);
+  // An explicit mtime survives buffered writes that were made before it.
+  int fd = ::open(P("f").c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "y", 1), 1);
+  ASSERT_EQ(::futimens(fd, times), 0);
+  ::close(fd);
+  ASSERT_EQ(::stat(P("f").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mtim.tv_sec, 2000);
+  EXPECT_EQ(ReadPath(P("f")), "y");
+}
+
+// Runs `fn` in a child process as uid/gid 65534 and returns its exit code.
+int AsNobody(const std::function<int()>& fn) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(65534, 65534, 65534) != 0 ||
+        ::setresuid(65534, 65534, 65534) != 0) {
+      ::_exit(200);
+    }
+    ::_exit(fn());
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+}
+
+class PermissionTest : public MountTest {
+ protected:
+  std::vector<std::string> DefaultMountArgs() const override { return {"-o", "allow_other"}; }
+};
+
+TEST_F(PermissionTest, OwnershipAndAccessChecks) {
+  if (::getuid() != 0) GTEST_SKIP() << "needs root to act as another user";
+  ASSERT_EQ(::chmod(mnt().c_str(), 0777), 0);
+  ASSERT_EQ(WritePath(P("private"), "secret"), 0);
+  ASSERT_EQ(::chmod(P("private").c_str(), 0600), 0);
+  ASSERT_EQ(WritePath(P("readonly"), "r"), 0);
+  ASSERT_EQ(::chmod(P("readonly").c_str(), 0644), 0);
+  std::string mine = P("mine");
+  std::string priv = P("private"), ro = P("readonly");
+  int code = AsNobody([&] {
+    if (::access(ro.c_str(), R_OK) != 0) return 10;  // the path itself is reachable
+    if (::open(priv.c_str(), O_RDONLY) >= 0 || errno != EACCES) return 1;
+    if (::open(ro.c_str(), O_WRONLY) >= 0 || errno != EACCES) return 2;
+    if (::chmod(ro.c_str(), 0777) == 0 || errno != EPERM) return 3;
+    if (::chown(ro.c_str(), 65534, 65534) == 0 || errno != EPERM) return 4;
+    if (WritePath(mine, "m") != 0) return 5;
+    return 0;
+  });
+  EXPECT_EQ(code, 0);
+  struct stat st {};
+  ASSERT_EQ(::stat(mine.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 65534u);  // new files belong to the caller
+  EXPECT_EQ(st.st_gid, 65534u);
+}
+
+TEST_F(SyscallTest, StatfsAndFsync) {
+  struct statvfs vfs {};
+  ASSERT_EQ(::statvfs(mnt().c_str(), &vfs), 0);
+  EXPECT_EQ(vfs.f_namemax, 255u);
+  EXPECT_GT(vfs.f_blocks, 0u);
+  EXPECT_GT(vfs.f_bavail, 0u);
+  int fd = ::open(P("durable").c_str(), O_WRONLY | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "d", 1), 1);
+  EXPECT_EQ(::fsync(fd), 0);
+  EXPECT_EQ(::fdatasync(fd), 0);
+  // fsync made it reach the store: another process reads it while still open.
+  CommandResult cat = RunVexfs({"--store", store(), "cat", "durable"});
+  EXPECT_EQ(cat.out, "d");
+  ::close(fd);
+}
+
+TEST_F(SyscallTest, Xattrs) {
+  ASSERT_EQ(WritePath(P("f"), "x"), 0);
+  const char* f = nullptr;
+  std::string path = P("f");
+  f = path.c_str();
+  ASSERT_EQ(::setxattr(f, "user.color", "blue", 4, 0), 0);
+  char buf[256] = {};
+  ASSERT_EQ(::getxattr(f, "user.color", buf, sizeof(buf)), 4);
+  EXPECT_EQ(std::string(buf, 4), "blue");
+  EXPECT_EQ(::getxattr(f, "user.color", nullptr, 0), 4);  // size query
+  EXPECT_EQ(ERRNO_OF(::getxattr(f, "user.color", buf, 2)), ERANGE);
+  EXPECT_EQ(ERRNO_OF(::getxattr(f, "user.none", buf, sizeof(buf))), ENODATA);
+  EXPECT_EQ(ERRNO_OF(::setxattr(f, "user.color", "red", 3, XATTR_CREATE)), EEXIST);
+  EXPECT_EQ(ERRNO_OF(::setxattr(f, "user.none", "x", 1, XATTR_REPLACE)), ENODATA);
+  ASSERT_EQ(::setxattr(f, "user.color", "red", 3, XATTR_REPLACE), 0);
+  ASSERT_EQ(::setxattr(f, "user.shape", "", 0, 0), 0);
+  ssize_t n = ::listxattr(f, buf, sizeof(buf));
+  ASSERT_GT(n, 0);
+  std::set<std::string> names;
+  for (ssize_t i = 0; i < n; i += static_cast<ssize_t>(std::strlen(buf + i)) + 1)
+    names.insert(buf + i);
+  EXPECT_TRUE(names.count("user.color"));
+  EXPECT_TRUE(names.count("user.shape"));
+  ASSERT_EQ(::removexattr(f, "user.color"), 0);
+  EXPECT_EQ(ERRNO_OF(::removexattr(f, "user.color")), ENODATA);
+  std::string big(65537, 'v');
+  EXPECT_EQ(ERRNO_OF(::setxattr(f, "user.big", big.data(), big.size(), 0)), E2BIG);
+  std::string long_name = "user." + std::string(300, 'n');
+  EXPECT_EQ(ERRNO_OF(::setxattr(f, long_name.c_str(), "x", 1, 0)), ERANGE);
+  EXPECT_EQ(ERRNO_OF(::setxattr(f, "trusted.x", "x", 1, 0)), EOPNOTSUPP);
+}
+
+TEST_F(SyscallTest, BadNamesAndSizes) {
+  std::string long_name(256, 'n');
+  EXPECT_EQ(ERRNO_OF(::open(P(long_name).c_str(), O_WRONLY | O_CREAT, 0644)), ENAMETOOLONG);
+  EXPECT_EQ(ERRNO_OF(::mkdir(P(long_name).c_str(), 0755)), ENAMETOOLONG);
+  int fd = ::open(P("big").c_str(), O_WRONLY | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(ERRNO_OF(::pwrite(fd, "x", 1, off_t{1} << 40)), EFBIG);
+  EXPECT_EQ(ERRNO_OF(::ftruncate(fd, (off_t{1} << 40) + 1)), EFBIG);
+  ::close(fd);
+  EXPECT_EQ(ERRNO_OF(::mkdir(P(".vexfs").c_str(), 0755)), EEXIST);
+}
+
+TEST_F(SyscallTest, MmapReadAndSharedWrite) {
+  std::string data(3 * 4096, 'a');
+  ASSERT_EQ(WritePath(P("m"), data), 0);
+  int fd = ::open(P("m").c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  void* addr = ::mmap(nullptr, data.size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ASSERT_NE(addr, MAP_FAILED);
+  char* bytes = static_cast<char*>(addr);
+  EXPECT_EQ(bytes[5000], 'a');
+  std::memcpy(bytes + 4096, "MAPPED", 6);
+  ASSERT_EQ(::msync(addr, data.size(), MS_SYNC), 0);
+  ASSERT_EQ(::munmap(addr, data.size()), 0);
+  ::close(fd);
+  data.replace(4096, 6, "MAPPED");
+  EXPECT_EQ(ReadPath(P("m")), data);
+  CommandResult cat = RunVexfs({"--store", store(), "cat", "m"});
+  EXPECT_EQ(cat.out, data);
+}
+
+TEST_F(SyscallTest, TwoHandlesSeeOneFile) {
+  int writer = ::open(P("shared").c_str(), O_RDWR | O_CREAT, 0644);
+  int reader = ::open(P("shared").c_str(), O_RDONLY);
+  ASSERT_GE(writer, 0);
+  ASSERT_GE(reader, 0);
+  ASSERT_EQ(::pwrite(writer, "fresh", 5, 0), 5);  // buffered, not yet flushed
+  char buf[8] = {};
+  EXPECT_EQ(::pread(reader, buf, sizeof(buf), 0), 5);
+  EXPECT_EQ(std::string(buf, 5), "fresh");
+  ::close(writer);
+  ::close(reader);
+}
+
+TEST_F(SyscallTest, VirtualTreeIsReadOnly) {
+  ASSERT_EQ(WritePath(P("a"), "A"), 0);
+  CommandResult snap = RunVexfs({"--store", store(), "snapshot", "create", "s1"});
+  ASSERT_TRUE(snap.ok()) << snap.err;
+  EXPECT_EQ(WritePath(P(".vexfs/new"), "x"), EROFS);
+  EXPECT_EQ(ERRNO_OF(::mkdir(P(".vexfs/snapshots/s1/d").c_str(), 0755)), EROFS);
+  EXPECT_EQ(ERRNO_OF(::open(P(".vexfs/snapshots/s1/a").c_str(), O_WRONLY)), EROFS);
+  EXPECT_EQ(ERRNO_OF(::unlink(P(".vexfs/snapshots/s1/a").c_str())), EROFS);
+  EXPECT_EQ(ERRNO_OF(::rename(P("a").c_str(), P(".vexfs/a").c_str())), EROFS);
+  EXPECT_EQ(ReadPath(P(".vexfs/snapshots/s1/a")), "A");
+}
+
+class ReadOnlyMountTest : public MountTest {
+ protected:
+  std::vector<std::string> DefaultMountArgs() const override { return {"-o", "ro"}; }
+};
+
+TEST_F(ReadOnlyMountTest, WritesAreRefused) {
+  EXPECT_EQ(WritePath(P("x"), "x"), EROFS);
+  EXPECT_EQ(ERRNO_OF(::mkdir(P("d").c_str(), 0755)), EROFS);
+  struct stat st {};
+  EXPECT_EQ(::stat(mnt().c_str(), &st), 0);
+}
+
+}  // namespace
+}  // namespace vexfs::mount_test

@@ -1,0 +1,280 @@
+// The mount beside the rest of VexFS: .vexfs/ views against the CLI, vectors and
+// metadata as xattrs, background indexing after close, the CLI on a mounted
+// store, shutdown by signal, a killed daemon, and the mount(8) helper.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "mount/mount_test_util.h"
+
+namespace vexfs::mount_test {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Names in a directory, sorted (no "." or "..").
+std::vector<std::string> ListDir(const std::string& path) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(path, ec)) {
+    names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string ReadLinkAt(const std::string& path) {
+  char buf[4096];
+  ssize_t n = ::readlink(path.c_str(), buf, sizeof(buf));
+  return n < 0 ? "<" + std::string(std::strerror(errno)) + ">" : std::string(buf, n);
+}
+
+class ViewsTest : public MountTest {
+ protected:
+  CommandResult Cli(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--store", store()});
+    return RunVexfs(args);
+  }
+};
+
+TEST_F(ViewsTest, SnapshotViewAgreesWithCatAt) {
+  ASSERT_EQ(::mkdir(P("notes").c_str(), 0755), 0);
+  ASSERT_EQ(WritePath(P("notes/plan.md"), "first plan"), 0);
+  ASSERT_EQ(WritePath(P("top.txt"), "top"), 0);
+  ASSERT_EQ(::symlink("notes/plan.md", P("link").c_str()), 0);
+  ASSERT_TRUE(Cli({"snapshot", "create", "before"}).ok());
+  ASSERT_EQ(WritePath(P("notes/plan.md"), "second plan"), 0);
+  ASSERT_EQ(::unlink(P("top.txt").c_str()), 0);
+
+  std::string snap = P(".vexfs/snapshots/before");
+  EXPECT_EQ(ListDir(P(".vexfs/snapshots")), std::vector<std::string>{"before"});
+  EXPECT_EQ(ListDir(snap), (std::vector<std::string>{"link", "notes", "top.txt"}));
+  for (std::string path : {"notes/plan.md", "top.txt"}) {
+    CommandResult cat = Cli({"cat", path, "--at", "before"});
+    ASSERT_TRUE(cat.ok()) << cat.err;
+    EXPECT_EQ(ReadPath(snap + "/" + path), cat.out) << path;
+  }
+  EXPECT_EQ(ReadLinkAt(snap + "/link"), "notes/plan.md");
+  EXPECT_EQ(ReadPath(P("notes/plan.md")), "second plan");
+  struct stat st {};
+  ASSERT_EQ(::stat((snap + "/notes/plan.md").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 10);
+  EXPECT_EQ(st.st_mode & 0222, 0u);  // shown read-only
+  EXPECT_EQ(ReadPath(P(".vexfs/snapshots/nope/x")), "<No such file or directory>");
+}
+
+TEST_F(ViewsTest, SearchViewAgreesWithCliSearch) {
+  ASSERT_EQ(WritePath(P("tabs.md"), "The agent prefers tabs over spaces in Go code."), 0);
+  ASSERT_EQ(WritePath(P("deploy.md"), "Deploys run every Friday from the release branch."), 0);
+  ASSERT_EQ(WritePath(P("lunch.md"), "Lunch is at noon; the team likes ramen."), 0);
+  ASSERT_TRUE(Cli({"index", "wait"}).ok());
+  CommandResult cli = Cli({"search", "which release branch do deploys use", "-k", "3", "--json"});
+  ASSERT_TRUE(cli.ok()) << cli.err;
+  auto hits = nlohmann::json::parse(cli.out)["hits"];
+  ASSERT_EQ(hits.size(), 3u);
+
+  std::string dir = P(".vexfs/search/which release branch do deploys use@k=3");
+  std::vector<std::string> names = ListDir(dir);
+  ASSERT_EQ(names.size(), 4u);  // three links and results.jsonl
+  EXPECT_EQ(names.back(), "results.jsonl");
+  for (size_t i = 0; i < 3; ++i) {
+    std::string path = hits[i]["path"];
+    EXPECT_EQ(names[i], "0" + std::to_string(i + 1) + "-" + path);
+    EXPECT_EQ(ReadLinkAt(dir + "/" + names[i]), "../../../" + path);
+    EXPECT_EQ(ReadPath(dir + "/" + names[i]), ReadPath(P(path)));  // the link resolves
+  }
+  std::string jsonl = ReadPath(dir + "/results.jsonl");
+  std::istringstream lines(jsonl);
+  std::string line;
+  for (size_t i = 0; std::getline(lines, line); ++i) {
+    auto r = nlohmann::json::parse(line);
+    EXPECT_EQ(r["path"], hits[i]["path"]);
+    EXPECT_EQ(r["rank"], i + 1);
+    EXPECT_NEAR(r["score"].get<double>(), hits[i]["score"].get<double>(), 1e-6);
+  }
+  // Options: a prefix filter, and a search of a snapshot.
+  ASSERT_TRUE(Cli({"snapshot", "create", "s1"}).ok());
+  ASSERT_EQ(::unlink(P("deploy.md").c_str()), 0);
+  ASSERT_TRUE(Cli({"index", "wait"}).ok());
+  auto now = ListDir(P(".vexfs/search/release branch deploys@k=1"));
+  ASSERT_EQ(now.size(), 2u);
+  EXPECT_NE(now[0], "01-deploy.md");
+  std::string at = P(".vexfs/search/release branch deploys@k=1,at=s1");
+  ASSERT_EQ(ListDir(at).front(), "01-deploy.md");
+  EXPECT_EQ(ReadLinkAt(at + "/01-deploy.md"), "../../snapshots/s1/deploy.md");
+  EXPECT_EQ(ReadPath(at + "/01-deploy.md"), "Deploys run every Friday from the release branch.");
+  // Bad settings are EINVAL; an unknown snapshot is ENOENT.
+  struct stat st {};
+  EXPECT_EQ(::stat(P(".vexfs/search/x@k=0").c_str(), &st), -1);
+  EXPECT_EQ(errno, EINVAL);
+  EXPECT_EQ(::stat(P(".vexfs/search/x@at=nope").c_str(), &st), -1);
+  EXPECT_EQ(errno, ENOENT);
+}
+
+TEST_F(ViewsTest, ClosedFilesBecomeSearchableInTheBackground) {
+  ASSERT_EQ(WritePath(P("note.txt"), "Remember: the staging database password rotates monthly."),
+            0);
+  // No CLI here: the mount's own indexer must pick the file up after close.
+  auto deadline = Clock::now() + std::chrono::seconds(20);
+  std::vector<std::string> found;
+  while (Clock::now() < deadline) {
+    found = ListDir(P(".vexfs/search/staging database password"));
+    if (!found.empty() && found.front() == "01-note.txt") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(found.front(), "01-note.txt");
+}
+
+TEST_F(ViewsTest, StatusShowsBranchQueueAndLastSnapshot) {
+  ASSERT_TRUE(Cli({"snapshot", "create", "first", "-m", "hello"}).ok());
+  auto status = nlohmann::json::parse(ReadPath(P(".vexfs/status")));
+  EXPECT_EQ(status["branch"], "main");
+  EXPECT_TRUE(status.contains("index_queue"));
+  EXPECT_EQ(status["last_snapshot"]["names"][0], "first");
+  EXPECT_EQ(status["last_snapshot"]["message"], "hello");
+}
+
+TEST_F(ViewsTest, CliChangesShowWithinASecond) {
+  ASSERT_EQ(WritePath(P("seen.txt"), "before"), 0);
+  struct stat st {};
+  ASSERT_EQ(::stat(P("seen.txt").c_str(), &st), 0);  // now cached by the kernel
+  std::string local = store() + "/../cli-input";
+  ASSERT_EQ(WritePath(local, "after the CLI"), 0);
+  ASSERT_TRUE(Cli({"put", local, "seen.txt"}).ok());
+  ASSERT_TRUE(Cli({"put", local, "new.txt"}).ok());
+  auto start = Clock::now();
+  while (ReadPath(P("seen.txt")) != "after the CLI" || ReadPath(P("new.txt")) != "after the CLI") {
+    ASSERT_LT(Clock::now() - start, std::chrono::seconds(1)) << "not visible within a second";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+TEST_F(ViewsTest, VectorsAndMetadataAsXattrs) {
+  ASSERT_EQ(WritePath(P("a.txt"), "alpha"), 0);
+  ASSERT_EQ(WritePath(P("b.txt"), "beta"), 0);
+  std::vector<float> va = {1, 0, 0, 0}, vb = {0, 1, 0, 0};
+  ASSERT_EQ(::setxattr(P("a.txt").c_str(), "user.vexfs.embedding.agent", va.data(), 16, 0), 0);
+  ASSERT_EQ(::setxattr(P("b.txt").c_str(), "user.vexfs.embedding.agent", vb.data(), 16, 0), 0);
+  float back[4] = {};
+  ASSERT_EQ(::getxattr(P("a.txt").c_str(), "user.vexfs.embedding.agent", back, sizeof(back)), 16);
+  EXPECT_EQ(std::vector<float>(back, back + 4), va);
+  CommandResult found = Cli({"search", "--model", "agent", "--vector", "[0.1,0.9,0,0]", "-k", "1",
+                             "--json", "--no-wait"});
+  ASSERT_TRUE(found.ok()) << found.err;
+  EXPECT_EQ(nlohmann::json::parse(found.out)["hits"][0]["path"], "b.txt");
+  char json[512] = {};
+  ssize_t n = ::getxattr(P("a.txt").c_str(), "user.vexfs.passages", json, sizeof(json));
+  ASSERT_GT(n, 0);
+  auto passages = nlohmann::json::parse(std::string(json, n));
+  ASSERT_FALSE(passages.empty());
+  EXPECT_EQ(passages.back()["model"], "agent");
+  // Bad vectors are refused with EINVAL; passages are read-only.
+  EXPECT_EQ(::setxattr(P("a.txt").c_str(), "user.vexfs.embedding.agent", va.data(), 7, 0), -1);
+  EXPECT_EQ(errno, EINVAL);
+  std::vector<float> wrong_dim = {1, 2};
+  EXPECT_EQ(::setxattr(P("a.txt").c_str(), "user.vexfs.embedding.agent", wrong_dim.data(), 8, 0),
+            -1);
+  EXPECT_EQ(errno, EINVAL);
+  float nan[4] = {NAN, 0, 0, 0};
+  EXPECT_EQ(::setxattr(P("a.txt").c_str(), "user.vexfs.embedding.agent", nan, 16, 0), -1);
+  EXPECT_EQ(errno, EINVAL);
+  EXPECT_EQ(::setxattr(P("a.txt").c_str(), "user.vexfs.passages", "[]", 2, 0), -1);
+  EXPECT_EQ(errno, EROFS);
+
+  // Metadata xattrs are what search filters read.
+  ASSERT_EQ(::setxattr(P("a.txt").c_str(), "user.vexfs.meta.topic", "greek", 5, 0), 0);
+  CommandResult meta = Cli({"meta", "get", "a.txt", "--json"});
+  ASSERT_TRUE(meta.ok()) << meta.err;
+  EXPECT_NE(meta.out.find("greek"), std::string::npos);
+  ASSERT_TRUE(Cli({"index", "wait"}).ok());  // the search is over what is indexed
+  auto filtered = ListDir(P(".vexfs/search/alpha beta@where=topic=greek"));
+  EXPECT_EQ(filtered, (std::vector<std::string>{"01-a.txt", "results.jsonl"}));
+}
+
+TEST_F(ViewsTest, SigtermUnmountsCleanlyAndKeepsData) {
+  ASSERT_EQ(WritePath(P("kept.txt"), "kept"), 0);
+  int fd = ::open(P("open.txt").c_str(), O_WRONLY | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "buffered", 8), 8);  // still open: flushed at shutdown
+  ASSERT_EQ(::kill(daemon_pid(), SIGTERM), 0);
+  auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (IsMountPoint(mnt()) && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_FALSE(IsMountPoint(mnt()));
+  ::close(fd);
+  int status = Unmount();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(Cli({"cat", "kept.txt"}).out, "kept");
+  EXPECT_EQ(Cli({"cat", "open.txt"}).out, "buffered");
+  CommandResult fsck = Cli({"fsck"});
+  EXPECT_TRUE(fsck.ok()) << fsck.out << fsck.err;
+}
+
+TEST_F(ViewsTest, KilledDaemonLeavesAStoreThatOpensAndRemounts) {
+  int fd = ::open(P("synced.txt").c_str(), O_WRONLY | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "synced", 6), 6);
+  ASSERT_EQ(::fsync(fd), 0);
+  KillDaemon();
+  ::close(fd);  // the dead mount answers ENOTCONN; nothing to check here
+  EXPECT_TRUE(IsMountPoint(mnt()));
+  CommandResult umount = RunVexfs({"umount", mnt()});
+  EXPECT_TRUE(umount.ok()) << umount.err;
+  EXPECT_FALSE(IsMountPoint(mnt()));
+  EXPECT_EQ(Cli({"cat", "synced.txt"}).out, "synced");
+  CommandResult fsck = Cli({"fsck"});
+  EXPECT_TRUE(fsck.ok()) << fsck.out << fsck.err;
+  Mount();
+  EXPECT_EQ(ReadPath(P("synced.txt")), "synced");
+}
+
+TEST_F(ViewsTest, MountHelperMountsInTheBackground) {
+  Unmount();
+  ASSERT_TRUE(std::filesystem::exists(VEXFS_MOUNT_HELPER)) << VEXFS_MOUNT_HELPER;
+  std::string cmd = std::string(VEXFS_MOUNT_HELPER) + " " + store() + " " + mnt() +
+                    " -o rw,defaults,noatime,branch=main";
+  // The helper finds vexfs beside itself or on PATH: put the built one on PATH.
+  std::string path = std::filesystem::path(std::getenv("VEXFS_BIN")).parent_path().string() + ":" +
+                     std::getenv("PATH");
+  std::string full = "PATH='" + path + "' " + cmd;
+  ASSERT_EQ(std::system(full.c_str()), 0) << full;
+  EXPECT_TRUE(IsMountPoint(mnt()));  // ready when the helper returned
+  ASSERT_EQ(WritePath(P("via-helper"), "ok"), 0);
+  EXPECT_EQ(ReadPath(P("via-helper")), "ok");
+  CommandResult umount = RunVexfs({"umount", mnt()});
+  EXPECT_TRUE(umount.ok()) << umount.err;
+  EXPECT_FALSE(IsMountPoint(mnt()));
+}
+
+TEST(MountErrorsTest, BadArgumentsFailWithClearErrors) {
+  crash::TempDir dir("vexfs-mount-errors");
+  CommandResult missing = RunVexfs({"mount", dir.path() + "/nope", dir.path()});
+  EXPECT_EQ(WEXITSTATUS(missing.status), 3) << missing.err;
+  EXPECT_NE(missing.err.find("nope"), std::string::npos) << missing.err;
+  ASSERT_TRUE(RunVexfs({"init", dir.path() + "/store"}).ok());
+  CommandResult not_dir = RunVexfs({"mount", dir.path() + "/store", dir.path() + "/absent"});
+  EXPECT_EQ(WEXITSTATUS(not_dir.status), 3) << not_dir.err;
+  EXPECT_NE(not_dir.err.find("absent"), std::string::npos) << not_dir.err;
+  CommandResult bad_opt = RunVexfs({"mount", dir.path() + "/store", dir.path(), "-o", "bogus"});
+  EXPECT_EQ(WEXITSTATUS(bad_opt.status), 4) << bad_opt.err;
+  EXPECT_NE(bad_opt.err.find("bogus"), std::string::npos) << bad_opt.err;
+  CommandResult bad_branch =
+      RunVexfs({"mount", dir.path() + "/store", dir.path(), "--branch", "nope"});
+  EXPECT_EQ(WEXITSTATUS(bad_branch.status), 3) << bad_branch.err;
+  CommandResult not_mounted = RunVexfs({"umount", dir.path()});
+  EXPECT_NE(WEXITSTATUS(not_mounted.status), 0);
+}
+
+}  // namespace
+}  // namespace vexfs::mount_test
