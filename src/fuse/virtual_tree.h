@@ -11,8 +11,9 @@
 // Inode numbers: the four fixed nodes have small numbers; every other node's
 // number is a hash of what it shows (query, snapshot and path), so the same node
 // always has the same number. A node lives while the kernel holds a lookup on it.
-// Searches run when a query directory is looked up, and again when it is looked
-// up more than a second later.
+// Searches run when a query directory is looked up, and again at a later lookup
+// once the results are over 0.25 s old (the kernel itself caches the entry for
+// 0.5 s, which bounds how often that happens).
 //
 // Thread-safety: every method may be called from many threads at once.
 #ifndef VEXFS_FUSE_VIRTUAL_TREE_H_
