@@ -6,6 +6,7 @@
 //
 // The VexFS store lives on tmpfs too, so all three keep their bytes in memory and
 // the comparison is of the file-system code paths, not of disks.
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,7 +14,6 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstring>
-#include <dirent.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -265,7 +265,8 @@ std::string Report(const Options& o, const Samples& s, const std::vector<double>
       (*json)[key][t] = rate;
     }
     // A ratio of rates: above 1 means VexFS is faster.
-    row.push_back(Fixed((units / median(key, "vexfs")) / (units / median(key, "passthrough_ll")), 2));
+    row.push_back(
+        Fixed((units / median(key, "vexfs")) / (units / median(key, "passthrough_ll")), 2));
     table.AddRow(row);
   };
   add_time_row("create", "create + write 4 KiB + close, " + std::to_string(o.files) + " files",
@@ -274,15 +275,15 @@ std::string Report(const Options& o, const Samples& s, const std::vector<double>
                "stats/s");
   add_time_row("readdir", "readdir of a " + std::to_string(o.files) + "-entry directory", files,
                "entries/s");
-  add_time_row("seq_write", "sequential write, " + std::to_string(o.big_mib) + " MiB", mib * 1.048576,
-               "MB/s");
+  add_time_row("seq_write", "sequential write, " + std::to_string(o.big_mib) + " MiB",
+               mib * 1.048576, "MB/s");
   add_time_row("seq_read", "sequential read, " + std::to_string(o.big_mib) + " MiB", mib * 1.048576,
                "MB/s");
   add_time_row("random_read", "random 4 KiB reads", static_cast<double>(o.random_reads), "reads/s");
   std::string md = "Median of " + std::to_string(o.reps) +
                    " interleaved runs; rates (higher is better).\n\n" + table.Markdown();
-  Table latency({"close of a 4 KiB note -> first seen in .vexfs/search (hash embedder)", "median",
-                 "max"});
+  Table latency(
+      {"close of a 4 KiB note -> first seen in .vexfs/search (hash embedder)", "median", "max"});
   double max = search.empty() ? 0 : *std::max_element(search.begin(), search.end());
   latency.AddRow({std::to_string(search.size()) + " notes", Millis(Median(search)), Millis(max)});
   (*json)["note_to_search_median_s"] = Median(search);

@@ -87,7 +87,9 @@ void MountTest::SetUp() {
   // Other users (permission tests) must be able to reach the mount point.
   ASSERT_EQ(::chmod(dir_->path().c_str(), 0755), 0);
   ASSERT_EQ(::mkdir(mnt_.c_str(), 0755), 0);
-  CommandResult init = RunVexfs({"init", store_});
+  std::vector<std::string> init_args = {"init", store_};
+  for (const std::string& a : InitArgs()) init_args.push_back(a);
+  CommandResult init = RunVexfs(init_args);
   ASSERT_TRUE(init.ok()) << init.err;
   Mount(DefaultMountArgs());
 }

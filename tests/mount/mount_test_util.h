@@ -54,6 +54,8 @@ class MountTest : public ::testing::Test {
 
   // Extra mount arguments every test of a fixture wants.
   virtual std::vector<std::string> DefaultMountArgs() const { return {}; }
+  // Extra `vexfs init` arguments (a small map, say).
+  virtual std::vector<std::string> InitArgs() const { return {}; }
 
  private:
   std::unique_ptr<crash::TempDir> dir_;
