@@ -13,6 +13,8 @@
 #                  editing bench/interpretation.md) without measuring again
 #   --only search  rerun only the search benchmarks, keeping the other results
 #                  of the last full run in DIR
+#   --only mount   rerun only the mount benchmark (VexFS mount, passthrough_ll and
+#                  tmpfs, all on /dev/shm), keeping the other results
 #
 # A full run takes about 8 minutes on 2 cores; the 100k-file case is most of it
 # (writing and committing 100k files for git). Deleting the data afterwards runs
@@ -33,10 +35,14 @@ while [[ $# -gt 0 ]]; do
     --output) OUTPUT=$2; shift 2 ;;
     --render-only) RENDER_ONLY=1; shift ;;
     --only) ONLY=$2; shift 2 ;;
-    *) echo "usage: $0 [--dir DIR] [--quick] [--output FILE] [--render-only] [--only search]" >&2
+    *) echo "usage: $0 [--dir DIR] [--quick] [--output FILE] [--render-only] [--only search|mount]" >&2
        exit 2 ;;
   esac
 done
+if [[ -n $ONLY && $ONLY != search && $ONLY != mount ]]; then
+  echo "$0: --only takes search or mount, not '$ONLY'" >&2
+  exit 2
+fi
 
 RESULTS="$DIR/results"
 COMMANDS=()
@@ -88,7 +94,11 @@ settle_after_delete() {
 measure() {
   local start initial_load command_line cleared
   echo "== clearing $DIR" >&2
-  if [[ $ONLY == search ]]; then clear_search_results; else clear_scratch; fi
+  case $ONLY in
+    search) clear_search_results ;;
+    mount) clear_mount_results ;;
+    *) clear_scratch ;;
+  esac
   cleared=$(date +%s)
   start=$cleared  # an earlier run's leftovers are not this run's work
   initial_load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -97,14 +107,40 @@ measure() {
   echo "== building Release in $BUILD" >&2
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DVEXFS_BUILD_TESTS=OFF -DVEXFS_BUILD_BENCH=ON >/dev/null
-  ninja -C "$BUILD" -j2 snapshot_bench throughput_bench dedup_bench search_bench >&2
+  ninja -C "$BUILD" -j2 snapshot_bench throughput_bench dedup_bench search_bench mount_bench \
+    passthrough_ll >&2
   # The CLI column is optional: the snapshot benchmark checks the binary works.
   if ! ninja -C "$BUILD" -j2 vexfs >&2; then
     echo "== the vexfs CLI did not build; its column will be skipped" >&2
   fi
 
   settle_after_delete "$cleared"
-  if [[ $ONLY != search ]]; then run_store_benches; fi
+  if [[ -z $ONLY ]]; then run_store_benches; fi
+  if [[ $ONLY != mount ]]; then run_search_benches; fi
+  if [[ $ONLY != search ]]; then run_mount_bench; fi
+
+  discard_data
+
+  command_line="bench/run_benchmarks.sh"
+  if [[ $QUICK == 1 ]]; then command_line+=" --quick"; fi
+  if [[ $DIR != /tmp/vexfs-bench ]]; then command_line+=" --dir $DIR"; fi
+  if [[ -n $ONLY ]]; then
+    write_partial_env "$ONLY" "$start" "$initial_load" "$command_line --only $ONLY"
+    return
+  fi
+  rm -f "$RESULTS"/search.env "$RESULTS"/search_commands.txt
+  rm -f "$RESULTS"/mount.env "$RESULTS"/mount_commands.txt
+  {
+    echo "ELAPSED=$(( $(date +%s) - start ))"
+    echo "DATE='$(date -u '+%Y-%m-%d %H:%M UTC')'"
+    echo "LOAD_START='$initial_load'"
+    echo "LOAD_END='$(cut -d' ' -f1-3 /proc/loadavg)'"
+    echo "INVOCATION='$command_line'"
+  } >"$RESULTS/run.env"
+  printf '%s\n' "${COMMANDS[@]}" >"$RESULTS/commands.txt"
+}
+
+run_search_benches() {
   if [[ $QUICK == 1 ]]; then
     run_bench search_bench:fashion --fashion /usr/share/datasets/fashion-mnist --queries 100 \
       --efs 16,64 --reps 1 --ingest-files 2000
@@ -118,25 +154,22 @@ measure() {
     run_bench search_bench:1m --synthetic 1000000 --queries 200 --exact-queries 20 \
       --efs 32,64,128 --reps 3 --filtered
   fi
+}
 
-  discard_data
-
-  command_line="bench/run_benchmarks.sh"
-  if [[ $QUICK == 1 ]]; then command_line+=" --quick"; fi
-  if [[ $DIR != /tmp/vexfs-bench ]]; then command_line+=" --dir $DIR"; fi
-  if [[ $ONLY == search ]]; then
-    write_search_env "$start" "$initial_load" "$command_line --only search"
-    return
+# The mount against passthrough_ll and tmpfs. Its data lives on /dev/shm, not in
+# $DIR: the baseline is passthrough_ll over tmpfs, so VexFS's store is there too.
+run_mount_bench() {
+  local args=(--files 10000 --big-mib 1024 --random-reads 20000 --notes 10 --reps 3)
+  if [[ $QUICK == 1 ]]; then
+    args=(--files 1000 --big-mib 64 --random-reads 2000 --notes 3 --reps 1)
   fi
-  rm -f "$RESULTS/search.env" "$RESULTS/search_commands.txt"
-  {
-    echo "ELAPSED=$(( $(date +%s) - start ))"
-    echo "DATE='$(date -u '+%Y-%m-%d %H:%M UTC')'"
-    echo "LOAD_START='$initial_load'"
-    echo "LOAD_END='$(cut -d' ' -f1-3 /proc/loadavg)'"
-    echo "INVOCATION='$command_line'"
-  } >"$RESULTS/run.env"
-  printf '%s\n' "${COMMANDS[@]}" >"$RESULTS/commands.txt"
+  local cmd=("$BUILD/bench/mount_bench" --vexfs "$BUILD/tools/vexfs/vexfs"
+             --passthrough "$BUILD/bench/passthrough_ll" "${args[@]}"
+             --markdown "$RESULTS/mount_bench.md")
+  COMMANDS+=("${cmd[*]//"$ROOT"\//}")
+  echo "== mount_bench" >&2
+  "${cmd[@]}" | tee "$RESULTS/mount_bench.out" >&2
+  grep "^{" "$RESULTS/mount_bench.out" >>"$RESULTS/results.jsonl"
 }
 
 # The store benchmarks of a full run (not rerun by --only search).
@@ -164,14 +197,27 @@ clear_search_results() {
   fi
 }
 
-write_search_env() {
+# Removes the mount results of an earlier run, keeping the rest.
+clear_mount_results() {
+  mkdir -p "$RESULTS"
+  rm -f "$RESULTS"/mount_bench.* "$RESULTS/mount.env"
+  if [[ -f $RESULTS/results.jsonl ]]; then
+    grep -v '^{"bench":"mount"' "$RESULTS/results.jsonl" >"$RESULTS/results.tmp" || true
+    mv "$RESULTS/results.tmp" "$RESULTS/results.jsonl"
+  fi
+}
+
+# Records a partial rerun (PART is search or mount): when, how long, under what load.
+write_partial_env() {
+  local part=$1 prefix
+  prefix=$(echo "$part" | tr '[:lower:]' '[:upper:]')
   {
-    echo "SEARCH_ELAPSED=$(( $(date +%s) - $1 ))"
-    echo "SEARCH_DATE='$(date -u '+%Y-%m-%d %H:%M UTC')'"
-    echo "SEARCH_LOAD='$2 / $(cut -d' ' -f1-3 /proc/loadavg)'"
-    echo "SEARCH_INVOCATION='$3'"
-  } >"$RESULTS/search.env"
-  printf '%s\n' "${COMMANDS[@]}" >"$RESULTS/search_commands.txt"
+    echo "${prefix}_ELAPSED=$(( $(date +%s) - $2 ))"
+    echo "${prefix}_DATE='$(date -u '+%Y-%m-%d %H:%M UTC')'"
+    echo "${prefix}_LOAD='$3 / $(cut -d' ' -f1-3 /proc/loadavg)'"
+    echo "${prefix}_INVOCATION='$4'"
+  } >"$RESULTS/$part.env"
+  printf '%s\n' "${COMMANDS[@]}" >"$RESULTS/${part}_commands.txt"
 }
 
 # "ext4 (no journal; rw,relatime,discard)" for the filesystem holding $DIR.
@@ -188,10 +234,12 @@ render() {
   local fstype cpu
   # shellcheck disable=SC1091
   source "$RESULTS/run.env"
-  if [[ -f $RESULTS/search.env ]]; then
-    # shellcheck disable=SC1091
-    source "$RESULTS/search.env"
-  fi
+  for part in search mount; do
+    if [[ -f $RESULTS/$part.env ]]; then
+      # shellcheck disable=SC1090
+      source "$RESULTS/$part.env"
+    fi
+  done
   fstype=$(describe_filesystem)
   cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
   mkdir -p "$(dirname "$OUTPUT")"
@@ -217,21 +265,36 @@ render() {
            "$SEARCH_DATE in $((SEARCH_ELAPSED / 60)) min $((SEARCH_ELAPSED % 60)) s, load" \
            "average $SEARCH_LOAD (start / end)"
     fi
+    if [[ -n ${MOUNT_DATE:-} ]]; then
+      echo "- The mount benchmark was rerun alone with \`$MOUNT_INVOCATION\` on" \
+           "$MOUNT_DATE in $((MOUNT_ELAPSED / 60)) min $((MOUNT_ELAPSED % 60)) s, load" \
+           "average $MOUNT_LOAD (start / end)"
+    fi
     echo
     echo "Reproduce with \`$INVOCATION\` from the repository root. It ran:"
     echo
     echo '```'
-    if [[ -f $RESULTS/search_commands.txt ]]; then
-      grep -v search_bench "$RESULTS/commands.txt" || true
-      cat "$RESULTS/search_commands.txt"
+    # A partial rerun's commands replace those of the full run.
+    local exclude=()
+    for part in search mount; do
+      if [[ -f $RESULTS/${part}_commands.txt ]]; then exclude+=(-e "${part}_bench"); fi
+    done
+    if [[ ${#exclude[@]} -gt 0 ]]; then
+      grep -v "${exclude[@]}" "$RESULTS/commands.txt" || true
     else
       cat "$RESULTS/commands.txt"
     fi
+    for part in search mount; do
+      if [[ -f $RESULTS/${part}_commands.txt ]]; then cat "$RESULTS/${part}_commands.txt"; fi
+    done
     echo '```'
     echo
     cat "$RESULTS/snapshot_bench.md" "$RESULTS/throughput_bench.md" "$RESULTS/dedup_bench.md"
     cat "$ROOT/bench/search_intro.md" "$RESULTS/search_bench_fashion.md" \
       "$RESULTS/search_bench_100k.md" "$RESULTS/search_bench_1m.md"
+    if [[ -f $RESULTS/mount_bench.md ]]; then
+      cat "$ROOT/bench/mount_intro.md" "$RESULTS/mount_bench.md"
+    fi
     cat "$ROOT/bench/interpretation.md"
     echo
     echo "<details><summary>Raw results (one JSON line per benchmark, times in seconds)</summary>"

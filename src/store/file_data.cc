@@ -129,12 +129,21 @@ Result<std::string> TreeEditor::Read(uint64_t ino, uint64_t offset, uint64_t len
   if (offset >= rec.size || length == 0) return out;
   uint64_t end = offset + std::min(length, rec.size - offset);
   out.reserve(end - offset);
+  std::string scratch;
   for (uint64_t index = offset / kChunkSize; index * kChunkSize < end; ++index) {
     uint64_t start = index * kChunkSize;
     uint64_t from = std::max(offset, start) - start;
     uint64_t to = std::min(end, start + kChunkSize) - start;
-    VEXFS_ASSIGN_OR_RETURN(std::string bytes, LoadChunk(scope_, ino, index, to));
-    out.append(bytes, from, to - from);
+    // Straight from the map into `out`: reads copy each byte once.
+    VEXFS_ASSIGN_OR_RETURN(auto id, scope_->GetChunk(ino, index));
+    std::string_view bytes;
+    if (id) {
+      VEXFS_ASSIGN_OR_RETURN(bytes, scope_->objects().View(*id, internal::ObjectType::kChunk,
+                                                           &scratch));
+    }
+    std::string_view part = from < bytes.size() ? bytes.substr(from, to - from) : "";
+    out.append(part);
+    out.append(to - from - part.size(), '\0');  // a hole, or a chunk's zero tail
   }
   return out;
 }

@@ -202,8 +202,8 @@ Result<ObjectId> ObjectTable::Put(ObjectType type, std::string_view payload) {
   return id;
 }
 
-Status VerifyStoredObject(const ObjectId& id, std::string_view stored, ObjectType* type,
-                          std::string* payload) {
+Status VerifyStoredObjectView(const ObjectId& id, std::string_view stored, ObjectType* type,
+                              std::string* scratch, std::string_view* payload) {
   Decoder d(stored);
   uint8_t tag, encoding;
   std::string where = "object " + id.ToHex();
@@ -216,7 +216,7 @@ Status VerifyStoredObject(const ObjectId& id, std::string_view stored, ObjectTyp
   std::string_view body;
   d.GetRaw(d.remaining(), &body);
   if (encoding == kEncodingRaw) {
-    payload->assign(body);
+    *payload = body;  // no copy: raw payloads are read where LMDB maps them
   } else if (encoding == kEncodingZstd) {
     Decoder zd(body);
     uint64_t raw_size;
@@ -224,11 +224,12 @@ Status VerifyStoredObject(const ObjectId& id, std::string_view stored, ObjectTyp
       return Status::Corruption(where + " has a bad length");
     }
     zd.GetRaw(zd.remaining(), &body);
-    payload->resize(raw_size);
-    size_t n = ZSTD_decompress(payload->data(), raw_size, body.data(), body.size());
+    scratch->resize(raw_size);
+    size_t n = ZSTD_decompress(scratch->data(), raw_size, body.data(), body.size());
     if (ZSTD_isError(n) || n != raw_size) {
       return Status::Corruption(where + " does not decompress");
     }
+    *payload = *scratch;
   } else {
     return Status::Corruption(where + " has an unknown encoding");
   }
@@ -237,6 +238,32 @@ Status VerifyStoredObject(const ObjectId& id, std::string_view stored, ObjectTyp
     return Status::Corruption(where + " does not match its hash");
   }
   return Status::Ok();
+}
+
+Status VerifyStoredObject(const ObjectId& id, std::string_view stored, ObjectType* type,
+                          std::string* payload) {
+  std::string scratch;
+  std::string_view view;
+  VEXFS_RETURN_IF_ERROR(VerifyStoredObjectView(id, stored, type, &scratch, &view));
+  if (view.data() == scratch.data()) {
+    *payload = std::move(scratch);
+  } else {
+    payload->assign(view);
+  }
+  return Status::Ok();
+}
+
+Result<std::string_view> ObjectTable::View(const ObjectId& id, ObjectType expected,
+                                           std::string* scratch) const {
+  VEXFS_ASSIGN_OR_RETURN(auto stored, txn_->Get(dbi_, id.AsBytes()));
+  if (!stored) return Status::NotFound("object " + id.ToHex() + " is missing");
+  ObjectType type;
+  std::string_view payload;
+  VEXFS_RETURN_IF_ERROR(VerifyStoredObjectView(id, *stored, &type, scratch, &payload));
+  if (type != expected) {
+    return Status::Corruption("object " + id.ToHex() + " has an unexpected type");
+  }
+  return payload;
 }
 
 Result<std::string> ObjectTable::Get(const ObjectId& id, ObjectType expected) const {

@@ -80,6 +80,10 @@ class ObjectTable {
   // The verified payload. kNotFound if absent, kCorruption if the stored bytes do
   // not hash to `id`, do not decompress, or are not of `expected` type.
   Result<std::string> Get(const ObjectId& id, ObjectType expected) const;
+  // The same without a copy: the view points into the transaction's map (raw
+  // objects) or into `scratch` (compressed ones), valid while both live.
+  Result<std::string_view> View(const ObjectId& id, ObjectType expected,
+                                std::string* scratch) const;
   Result<bool> Contains(const ObjectId& id) const;
 
   Result<Manifest> GetManifest(const ObjectId& id) const;
@@ -95,6 +99,9 @@ class ObjectTable {
 // Used by ObjectTable::Get and by fsck, which must see every stored object.
 Status VerifyStoredObject(const ObjectId& id, std::string_view stored, ObjectType* type,
                           std::string* payload);
+// As VerifyStoredObject, with `payload` viewing `stored` or `scratch`.
+Status VerifyStoredObjectView(const ObjectId& id, std::string_view stored, ObjectType* type,
+                              std::string* scratch, std::string_view* payload);
 
 }  // namespace vexfs::internal
 
