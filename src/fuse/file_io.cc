@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
+#include <cstdio>
+
 #include "fuse/filesystem.h"
 #include "fuse/virtual_tree.h"
 
@@ -12,6 +14,10 @@ inline constexpr std::string_view kUserXattrPrefix = "user.";
 
 Result<OpenedFile> Filesystem::OpenHandle(uint64_t ino, int flags) {
   std::shared_lock lock(namespace_mu_);
+  return OpenHandleLocked(ino, flags);
+}
+
+Result<OpenedFile> Filesystem::OpenHandleLocked(uint64_t ino, int flags) {
   auto state = open_files_.Acquire(ino);
   auto attr = StoreAttr(ino);
   if (!attr.ok()) {
@@ -56,6 +62,9 @@ Result<OpenedFile> Filesystem::Open(uint64_t ino, int flags) {
 Result<std::pair<Attributes, OpenedFile>> Filesystem::Create(uint64_t parent, std::string_view name,
                                                              uint32_t mode, int flags,
                                                              const Caller& caller) {
+  // Held from the creation to the open: an unlink in between would delete the
+  // file before it counts as open.
+  std::shared_lock lock(namespace_mu_);
   auto created = Mknod(parent, name, S_IFREG | (mode & 07777), caller);
   if (!created.ok()) {
     // Lost a race with another creator: without O_EXCL, open what is there.
@@ -69,7 +78,7 @@ Result<std::pair<Attributes, OpenedFile>> Filesystem::Create(uint64_t parent, st
     }
     created = existing;
   }
-  VEXFS_ASSIGN_OR_RETURN(OpenedFile file, OpenHandle(created->ino, flags));
+  VEXFS_ASSIGN_OR_RETURN(OpenedFile file, OpenHandleLocked(created->ino, flags));
   return std::make_pair(*created, file);
 }
 
@@ -108,29 +117,43 @@ Result<size_t> Filesystem::Write(uint64_t ino, uint64_t /*fh*/, uint64_t offset,
   }
   auto state = open_files_.Find(ino);
   if (!state) return Status::InvalidArgument("write to a file that is not open");
-  std::lock_guard lock(state->mu);
-  if (!state->buffer) {
-    Attributes attr;
-    VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
-      VEXFS_ASSIGN_OR_RETURN(attr, ed.GetAttr(ino));
-      return Status::Ok();
-    }));
-    if (attr.type != FileType::kRegular) return Status::IsDirectory("not a regular file");
-    state->buffer.emplace(attr.size);
+  {
+    std::lock_guard lock(state->mu);
+    // Make room first: a write that fails must leave nothing of itself behind.
+    VEXFS_RETURN_IF_ERROR(FlushIfFull(ino, *state, data.size()));
+    if (!state->buffer) {
+      VEXFS_ASSIGN_OR_RETURN(Attributes attr, StoreAttr(ino));
+      if (attr.type != FileType::kRegular) return Status::IsDirectory("not a regular file");
+      state->buffer.emplace(attr.size);
+    }
+    uint64_t before = state->buffer->bytes();
+    state->buffer->Write(offset, data);
+    open_files_.buffered_bytes += state->buffer->bytes() - before;
   }
-  uint64_t before = state->buffer->bytes();
-  state->buffer->Write(offset, data);
-  open_files_.buffered_bytes += state->buffer->bytes() - before;
-  VEXFS_RETURN_IF_ERROR(FlushIfOver(ino, *state));
+  if (open_files_.buffered_bytes > options_.total_buffer_limit) FlushOthers(ino);
   return data.size();
 }
 
-Status Filesystem::FlushIfOver(uint64_t ino, InodeState& state) {
-  if (state.buffer->bytes() > options_.file_buffer_limit ||
-      open_files_.buffered_bytes > options_.total_buffer_limit) {
+Status Filesystem::FlushIfFull(uint64_t ino, InodeState& state, uint64_t incoming) {
+  if (!state.buffer) return Status::Ok();
+  if (state.buffer->bytes() + incoming > options_.file_buffer_limit ||
+      open_files_.buffered_bytes + incoming > options_.total_buffer_limit) {
     return FlushState(ino, state);
   }
   return Status::Ok();
+}
+
+void Filesystem::FlushOthers(uint64_t except) {
+  // One thread at a time walks the open files; the others just write on.
+  if (relieving_.exchange(true)) return;
+  for (auto& [ino, state] : open_files_.All()) {
+    if (open_files_.buffered_bytes <= options_.total_buffer_limit / 2) break;
+    if (ino == except) continue;
+    std::lock_guard lock(state->mu);
+    // A failure keeps the bytes buffered; close() or fsync() reports it.
+    (void)FlushState(ino, *state);
+  }
+  relieving_ = false;
 }
 
 void Filesystem::ForgetBuffer(InodeState& state) {
@@ -172,8 +195,14 @@ Status Filesystem::Release(uint64_t ino, uint64_t fh) {
   std::unique_lock ns(namespace_mu_);
   if (!open_files_.Release(ino)) return flushed;
   {
-    // What was not flushed by now has been reported to close() already.
+    // What could not be flushed by now was reported to close() already; the
+    // last handle is gone, so the bytes are too. The log says so.
     std::lock_guard lock(state->mu);
+    if (state->buffer && !state->buffer->empty()) {
+      std::fprintf(stderr, "vexfs mount: dropping %llu unwritten bytes of inode %llu: %s\n",
+                   static_cast<unsigned long long>(state->buffer->bytes()),
+                   static_cast<unsigned long long>(ino), flushed.ToString().c_str());
+    }
     ForgetBuffer(*state);
   }
   Attributes attr;
@@ -195,12 +224,16 @@ Status Filesystem::Fsync(uint64_t ino, uint64_t fh) {
 Status Filesystem::SyncStore() {
   if (options_.read_only) return Status::Ok();
   unsynced_ = false;
-  return store_->Sync();
+  Status st = store_->Sync();
+  if (!st.ok()) unsynced_ = true;  // the syncer tries again
+  return st;
 }
 
 Status Filesystem::SyncIfDirty() {
   if (!unsynced_.exchange(false)) return Status::Ok();
-  return store_->Sync();
+  Status st = store_->Sync();
+  if (!st.ok()) unsynced_ = true;
+  return st;
 }
 
 Status Filesystem::FlushAll() {

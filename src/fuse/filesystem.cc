@@ -56,19 +56,26 @@ Result<Attributes> Filesystem::StoreAttr(uint64_t ino) {
     VEXFS_ASSIGN_OR_RETURN(attr, ed.GetAttr(ino));
     return Status::Ok();
   }));
-  return WithBuffer(attr);
+  return attr;
 }
 
-Attributes Filesystem::WithBuffer(Attributes attr) {
-  auto state = open_files_.Find(attr.ino);
-  if (!state) return attr;
+Result<Attributes> Filesystem::CurrentAttr(uint64_t ino) {
+  auto state = open_files_.Find(ino);
+  if (!state) return StoreAttr(ino);
+  // Read the store under the buffer's lock: a flush in between would otherwise
+  // leave us with the store's old size and no buffer to correct it.
   std::lock_guard lock(state->mu);
+  VEXFS_ASSIGN_OR_RETURN(Attributes attr, StoreAttr(ino));
   if (state->buffer) {
     attr.size = state->buffer->size();
     attr.mtime = std::max(attr.mtime, state->buffer->mtime());
     attr.ctime = std::max(attr.ctime, attr.mtime);
   }
   return attr;
+}
+
+Result<Attributes> Filesystem::WithBuffer(const Attributes& attr) {
+  return open_files_.IsOpen(attr.ino) ? CurrentAttr(attr.ino) : attr;
 }
 
 Result<Attributes> Filesystem::Lookup(uint64_t parent, std::string_view name) {
@@ -88,7 +95,7 @@ void Filesystem::Forget(uint64_t ino, uint64_t count) {
 
 Result<Attributes> Filesystem::GetAttr(uint64_t ino) {
   if (IsVirtualIno(ino)) return virtual_tree_->GetAttr(ino);
-  return StoreAttr(ino);
+  return CurrentAttr(ino);
 }
 
 Result<Attributes> Filesystem::SetAttr(uint64_t ino, const SetAttrRequest& request) {

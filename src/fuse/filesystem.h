@@ -141,15 +141,24 @@ class Filesystem {
   Status Edit(const std::function<Status(TreeEditor&)>& edit);
   Status View(const std::function<Status(TreeEditor&)>& read);
   Status RefuseIfReadOnly(uint64_t ino) const;
+  // What the store holds, without buffered writes.
   Result<Attributes> StoreAttr(uint64_t ino);
-  // Store attributes with buffered writes applied.
-  Attributes WithBuffer(Attributes attr);
+  // The file as its readers see it: store attributes with buffered writes applied.
+  Result<Attributes> CurrentAttr(uint64_t ino);
+  // `attr` as read from the store, corrected if the file has buffered writes.
+  Result<Attributes> WithBuffer(const Attributes& attr);
   Status FlushState(uint64_t ino, InodeState& state);
-  Status FlushIfOver(uint64_t ino, InodeState& state);
+  // Flushes `state` if `incoming` more bytes would pass a buffer limit.
+  Status FlushIfFull(uint64_t ino, InodeState& state, uint64_t incoming);
+  // Under memory pressure: flushes other files' buffers (their locks are taken
+  // one at a time, never while holding another's).
+  void FlushOthers(uint64_t except);
   void ForgetBuffer(InodeState& state);
   // The last-link policy for an inode about to lose a link: keep it if open.
   TreeEditor::LastLink LastLinkFor(uint64_t ino) const;
   Result<OpenedFile> OpenHandle(uint64_t ino, int flags);
+  // The same, for a caller that holds namespace_mu_ (shared).
+  Result<OpenedFile> OpenHandleLocked(uint64_t ino, int flags);
   Result<std::string> PathOf(uint64_t ino);
 
   // user.vexfs.embedding.<model> and user.vexfs.passages (index_xattrs.cc).
@@ -180,6 +189,7 @@ class Filesystem {
   std::unordered_map<uint64_t, std::vector<DirItem>> dir_handles_;
 
   std::atomic<bool> unsynced_{false};
+  std::atomic<bool> relieving_{false};  // a FlushOthers is running
 };
 
 }  // namespace vexfs::fuse

@@ -67,7 +67,10 @@ void ReplyEntry(fuse_req_t req, const Result<Attributes>& attr, OpKind kind = Op
   e.attr = ToStat(*attr);
   e.attr_timeout = State(req).cache_seconds;
   e.entry_timeout = State(req).cache_seconds;
-  fuse_reply_entry(req, &e);
+  // An interrupted request never reaches the kernel, which will not forget it.
+  // (The reply frees `req`: take what is needed from it first.)
+  Filesystem& fs = Fs(req);
+  if (fuse_reply_entry(req, &e) == -ENOENT) fs.Forget(attr->ino, 1);
 }
 
 Caller CallerOf(fuse_req_t req) {
@@ -167,7 +170,8 @@ void OnOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   auto file = Fs(req).Open(ino, fi->flags);
   if (!file.ok()) return ReplyErr(req, file.status());
   FillOpen(*file, fi);
-  if (fuse_reply_open(req, fi) == -ENOENT) (void)Fs(req).Release(ino, file->fh);  // interrupted
+  Filesystem& fs = Fs(req);  // the reply frees `req`
+  if (fuse_reply_open(req, fi) == -ENOENT) (void)fs.Release(ino, file->fh);  // interrupted
 }
 
 void OnCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
@@ -181,7 +185,8 @@ void OnCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
   e.attr = ToStat(attr);
   e.attr_timeout = State(req).cache_seconds;
   e.entry_timeout = State(req).cache_seconds;
-  if (fuse_reply_create(req, &e, fi) == -ENOENT) (void)Fs(req).Release(attr.ino, file.fh);
+  Filesystem& fs = Fs(req);  // the reply frees `req`
+  if (fuse_reply_create(req, &e, fi) == -ENOENT) (void)fs.Release(attr.ino, file.fh);
 }
 
 void OnRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
@@ -214,7 +219,8 @@ void OnOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   auto fh = Fs(req).OpenDir(ino);
   if (!fh.ok()) return ReplyErr(req, fh.status());
   fi->fh = *fh;
-  if (fuse_reply_open(req, fi) == -ENOENT) (void)Fs(req).ReleaseDir(*fh);
+  Filesystem& fs = Fs(req);  // the reply frees `req`
+  if (fuse_reply_open(req, fi) == -ENOENT) (void)fs.ReleaseDir(*fh);
 }
 
 void OnReaddir(fuse_req_t req, fuse_ino_t /*ino*/, size_t size, off_t off, fuse_file_info* fi) {

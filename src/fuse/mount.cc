@@ -16,6 +16,7 @@
 #include "common/file_util.h"
 #include "fuse/filesystem.h"
 #include "fuse/fuse_ops.h"
+#include "fuse/mount_lock.h"
 #include "vexfs/index.h"
 #include "vexfs/store.h"
 
@@ -87,6 +88,7 @@ class Session {
     if (o.debug) argv.push_back("-d");
     fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
     se_ = fuse_session_new(&args, &LowLevelOps(), sizeof(fuse_lowlevel_ops), state);
+    fuse_opt_free_args(&args);  // parsing may have grown them onto the heap
     if (!se_) return Status::InvalidArgument("libfuse refused the options '" + opts + "'");
     if (fuse_set_signal_handlers(se_) != 0) return Status::IOError("cannot set signal handlers");
     signals_ = true;
@@ -132,6 +134,15 @@ Status Serve(const MountOptions& o, const std::function<void(const Status&)>& re
   if (!index.ok()) return fail(index.status());
   FilesystemOptions fs_options;
   fs_options.branch = o.branch;
+  std::unique_ptr<MountLock> lock;
+  if (!o.read_only) {
+    auto tree = (*store)->Tree(o.branch);
+    if (!tree.ok()) return fail(tree.status());
+    fs_options.branch = (*tree)->branch();  // the lock names the branch, not ""
+    auto locked = MountLock::Acquire(o.store_path, fs_options.branch);
+    if (!locked.ok()) return fail(locked.status());
+    lock = std::move(*locked);
+  }
   fs_options.read_only = o.read_only;
   auto fs = Filesystem::Create(store->get(), index->get(), fs_options);
   if (!fs.ok()) return fail(fs.status());

@@ -204,8 +204,11 @@ Result<Attributes> VirtualTree::Lookup(uint64_t parent, std::string_view name) {
   if (dir->kind != Node::Kind::kSnapshot) return Status::NotDirectory("not a directory");
   std::string path = JoinPath(dir->path, name);
   return Remember(SnapshotKey(dir->snapshot, path), [&]() -> Result<std::shared_ptr<Node>> {
-    auto node = std::make_shared<Node>(*dir);
-    node->lookups = 0;
+    // Not a copy of *dir: its lookup count changes under mu_.
+    auto node = std::make_shared<Node>();
+    node->kind = Node::Kind::kSnapshot;
+    node->snapshot = dir->snapshot;
+    node->view = dir->view;
     node->path = path;
     return node;
   });

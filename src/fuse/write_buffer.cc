@@ -88,8 +88,12 @@ Status WriteBuffer::ApplyTo(TreeEditor& editor, uint64_t ino) const {
   for (const auto& [offset, bytes] : extents_) {
     VEXFS_RETURN_IF_ERROR(editor.Write(ino, offset, bytes));
   }
-  VEXFS_ASSIGN_OR_RETURN(Attributes attr, editor.GetAttr(ino));
-  if (attr.size != size_) VEXFS_RETURN_IF_ERROR(editor.Truncate(ino, size_));
+  // Writes extend the file by themselves; only a truncate sets the size. (Setting
+  // it regardless would undo a change the CLI made since the buffer began.)
+  if (resized_) {
+    VEXFS_ASSIGN_OR_RETURN(Attributes attr, editor.GetAttr(ino));
+    if (attr.size != size_) VEXFS_RETURN_IF_ERROR(editor.Truncate(ino, size_));
+  }
   // The file was modified when it was written, not when the buffer drained.
   TreeEditor::AttrChange change;
   change.mtime = mtime_;

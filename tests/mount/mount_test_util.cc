@@ -123,6 +123,10 @@ int MountTest::Unmount() {
   bool timed_out = false;
   int status = daemon_->Wait(std::chrono::seconds(20), &timed_out);
   EXPECT_FALSE(timed_out) << "the daemon did not exit after the unmount";
+  // Every unmount, by umount or by signal, is a clean shutdown.
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "the daemon ended with " << crash::DescribeWaitStatus(status) << "\n"
+      << crash::ReadFileOrEmpty(dir_->path() + "/daemon.err");
   daemon_.reset();
   return status;
 }

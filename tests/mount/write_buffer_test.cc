@@ -1,0 +1,99 @@
+// WriteBuffer on its own: merged extents, reads overlaid on the store's bytes,
+// and what reaches the store when it drains (tests/mount's mount tests cover it
+// through the kernel).
+#include "fuse/write_buffer.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "test_util.h"
+
+namespace vexfs::fuse {
+namespace {
+
+using test::StoreTest;
+
+class WriteBufferTest : public StoreTest {
+ protected:
+  Status Apply(const WriteBuffer& buffer, uint64_t ino) {
+    return Edit([&](TreeEditor& ed) { return buffer.ApplyTo(ed, ino); });
+  }
+};
+
+TEST_F(WriteBufferTest, OverlayShowsWritesOverStoredBytes) {
+  WriteBuffer buffer(10);
+  buffer.Write(2, "ab");
+  buffer.Write(12, "zz");  // past the end: a hole of zeros in between
+  EXPECT_EQ(buffer.size(), 14u);
+  EXPECT_EQ(buffer.bytes(), 4u);
+  std::string stored = "0123456789";
+  EXPECT_EQ(buffer.Overlay(0, 100, stored), std::string("01ab456789\0\0zz", 14));
+  EXPECT_EQ(buffer.Overlay(3, 2, stored.substr(3)), "b4");
+  EXPECT_EQ(buffer.Overlay(14, 5, ""), "");
+}
+
+TEST_F(WriteBufferTest, OverlappingWritesMergeAndCountBytesOnce) {
+  WriteBuffer buffer(0);
+  buffer.Write(0, "aaaa");
+  buffer.Write(8, "cccc");
+  buffer.Write(2, "bbbbbbbb");  // covers the gap and both ends
+  EXPECT_EQ(buffer.bytes(), 12u);
+  EXPECT_EQ(buffer.Overlay(0, 12, ""), "aabbbbbbbbcc");
+}
+
+TEST_F(WriteBufferTest, TruncateCutsStoredBytesAndExtents) {
+  WriteBuffer buffer(10);
+  buffer.Write(6, "xyz");
+  buffer.Truncate(4);
+  buffer.Truncate(8);  // the bytes 4..8 come back as zeros, not as stored bytes
+  EXPECT_EQ(buffer.size(), 8u);
+  EXPECT_EQ(buffer.bytes(), 0u);
+  EXPECT_EQ(buffer.StoredLength(0, 8), 4u);
+  EXPECT_EQ(buffer.Overlay(0, 8, "01234567"), std::string("0123\0\0\0\0", 8));
+}
+
+TEST_F(WriteBufferTest, ApplyMatchesTheOverlay) {
+  ASSERT_OK(Put("f", std::string(5000, 's')));
+  uint64_t ino = Ino("f");
+  std::mt19937_64 rng(7);
+  WriteBuffer buffer(5000);
+  for (int i = 0; i < 200; ++i) {
+    uint64_t offset = rng() % 9000;
+    if (rng() % 20 == 0) {
+      buffer.Truncate(offset);
+      continue;
+    }
+    buffer.Write(offset, std::string(1 + rng() % 300, static_cast<char>('a' + i % 26)));
+  }
+  std::string stored = Content("f");
+  std::string expected = buffer.Overlay(0, buffer.size(), stored);
+  ASSERT_OK(Apply(buffer, ino));
+  EXPECT_EQ(Content("f"), expected);
+}
+
+TEST_F(WriteBufferTest, ApplyKeepsASizeChangeMadeMeanwhile) {
+  // The CLI shrinks the file while the mount buffers a write at its start: the
+  // drain must not grow the file back to the size the buffer first saw.
+  ASSERT_OK(Put("f", "0123456789"));
+  uint64_t ino = Ino("f");
+  WriteBuffer buffer(10);
+  buffer.Write(0, "ab");
+  ASSERT_OK(Edit([&](TreeEditor& ed) { return ed.Truncate(ino, 4); }));
+  ASSERT_OK(Apply(buffer, ino));
+  EXPECT_EQ(Content("f"), "ab23");
+}
+
+TEST_F(WriteBufferTest, ApplyKeepsAnExplicitTruncate) {
+  ASSERT_OK(Put("f", "0123456789"));
+  uint64_t ino = Ino("f");
+  WriteBuffer buffer(10);
+  buffer.Truncate(3);
+  buffer.Truncate(6);
+  ASSERT_OK(Apply(buffer, ino));
+  EXPECT_EQ(Content("f"), std::string("012\0\0\0", 6));
+}
+
+}  // namespace
+}  // namespace vexfs::fuse
