@@ -11,6 +11,10 @@ void Encoder::PutFixed64BE(uint64_t v) {
   for (int shift = 56; shift >= 0; shift -= 8) PutU8(static_cast<uint8_t>(v >> shift));
 }
 
+void Encoder::PutFixed64LE(uint64_t v) {
+  for (int shift = 0; shift < 64; shift += 8) PutU8(static_cast<uint8_t>(v >> shift));
+}
+
 void Encoder::PutVarint(uint64_t v) {
   while (v >= 0x80) {
     PutU8(static_cast<uint8_t>(v | 0x80));
@@ -49,6 +53,15 @@ bool Decoder::GetFixed64BE(uint64_t* v) {
   if (in_.size() < 8) return false;
   uint64_t r = 0;
   for (int i = 0; i < 8; ++i) r = r << 8 | static_cast<uint8_t>(in_[i]);
+  in_.remove_prefix(8);
+  *v = r;
+  return true;
+}
+
+bool Decoder::GetFixed64LE(uint64_t* v) {
+  if (in_.size() < 8) return false;
+  uint64_t r = 0;
+  for (int i = 7; i >= 0; --i) r = r << 8 | static_cast<uint8_t>(in_[i]);
   in_.remove_prefix(8);
   *v = r;
   return true;

@@ -17,6 +17,7 @@ class Encoder {
   void PutU8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
   void PutFixed32BE(uint32_t v);  // big-endian: keys sort numerically
   void PutFixed64BE(uint64_t v);
+  void PutFixed64LE(uint64_t v);  // little-endian: checksums
   void PutVarint(uint64_t v);          // LEB128
   void PutSignedVarint(int64_t v);     // zigzag, then LEB128
   void PutBytes(std::string_view b);   // varint length, then bytes
@@ -38,6 +39,7 @@ class Decoder {
   bool GetU8(uint8_t* v);
   bool GetFixed32BE(uint32_t* v);
   bool GetFixed64BE(uint64_t* v);
+  bool GetFixed64LE(uint64_t* v);
   bool GetVarint(uint64_t* v);
   bool GetVarint32(uint32_t* v);
   bool GetSignedVarint(int64_t* v);

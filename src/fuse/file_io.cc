@@ -106,7 +106,8 @@ Result<std::string> Filesystem::Read(uint64_t ino, uint64_t fh, uint64_t offset,
       return Status::Ok();
     }));
   }
-  return buffer ? buffer->Overlay(offset, length, stored) : stored;
+  if (buffer) return buffer->Overlay(offset, length, stored);
+  return stored;  // moved, not copied (a conditional expression would copy)
 }
 
 Result<size_t> Filesystem::Write(uint64_t ino, uint64_t /*fh*/, uint64_t offset,

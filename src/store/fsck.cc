@@ -57,7 +57,7 @@ class Checker {
     present_.insert(id);
     ObjectType type;
     std::string payload;
-    Status st = VerifyStoredObject(id, stored, &type, &payload);
+    Status st = VerifyStoredObject(id, stored, &type, &payload, Verify::kFullHash);
     std::vector<ObjectId> refs;
     if (st.ok()) st = AppendReferences(type, payload, &refs).WithContext("object " + id.ToHex());
     if (!st.ok()) {

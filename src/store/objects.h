@@ -95,13 +95,23 @@ class ObjectTable {
   MDB_dbi dbi_;
 };
 
+// How much a read of an object proves.
+enum class Verify {
+  // The stored checksum (XXH3-64 seeded with the id) where the encoding has one,
+  // else the SHA-256 id: catches damaged and misplaced bytes at memory speed.
+  kChecksum,
+  // Also recompute the SHA-256 id: proves the bytes are the object (fsck).
+  kFullHash,
+};
+
 // Decodes a stored value into its type and payload and checks it against `id`.
 // Used by ObjectTable::Get and by fsck, which must see every stored object.
 Status VerifyStoredObject(const ObjectId& id, std::string_view stored, ObjectType* type,
-                          std::string* payload);
+                          std::string* payload, Verify depth = Verify::kChecksum);
 // As VerifyStoredObject, with `payload` viewing `stored` or `scratch`.
 Status VerifyStoredObjectView(const ObjectId& id, std::string_view stored, ObjectType* type,
-                              std::string* scratch, std::string_view* payload);
+                              std::string* scratch, std::string_view* payload,
+                              Verify depth = Verify::kChecksum);
 
 }  // namespace vexfs::internal
 
