@@ -15,10 +15,13 @@
 #                  of the last full run in DIR
 #   --only mount   rerun only the mount benchmark (VexFS mount, passthrough_ll and
 #                  tmpfs, all on /dev/shm), keeping the other results
+#   --only store   rerun only the store benchmarks (snapshots against git,
+#                  throughput against plain files, dedup), keeping the others
 #
-# A full run takes about 8 minutes on 2 cores; the 100k-file case is most of it
-# (writing and committing 100k files for git). Deleting the data afterwards runs
-# in the background and is not counted.
+# A full run takes about 40 minutes on 2 cores: the 1M-vector search set is most
+# of it (building two HNSW graphs), then the store's 100k-file case (writing and
+# committing 100k files for git). Deleting the data afterwards runs in the
+# background and is not counted.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,8 +42,8 @@ while [[ $# -gt 0 ]]; do
        exit 2 ;;
   esac
 done
-if [[ -n $ONLY && $ONLY != search && $ONLY != mount ]]; then
-  echo "$0: --only takes search or mount, not '$ONLY'" >&2
+if [[ -n $ONLY && $ONLY != search && $ONLY != mount && $ONLY != store ]]; then
+  echo "$0: --only takes search, mount or store, not '$ONLY'" >&2
   exit 2
 fi
 
@@ -97,6 +100,7 @@ measure() {
   case $ONLY in
     search) clear_search_results ;;
     mount) clear_mount_results ;;
+    store) clear_store_results ;;
     *) clear_scratch ;;
   esac
   cleared=$(date +%s)
@@ -115,9 +119,9 @@ measure() {
   fi
 
   settle_after_delete "$cleared"
-  if [[ -z $ONLY ]]; then run_store_benches; fi
-  if [[ $ONLY != mount ]]; then run_search_benches; fi
-  if [[ $ONLY != search ]]; then run_mount_bench; fi
+  if [[ -z $ONLY || $ONLY == store ]]; then run_store_benches; fi
+  if [[ -z $ONLY || $ONLY == search ]]; then run_search_benches; fi
+  if [[ -z $ONLY || $ONLY == mount ]]; then run_mount_bench; fi
 
   discard_data
 
@@ -130,6 +134,7 @@ measure() {
   fi
   rm -f "$RESULTS"/search.env "$RESULTS"/search_commands.txt
   rm -f "$RESULTS"/mount.env "$RESULTS"/mount_commands.txt
+  rm -f "$RESULTS"/store.env "$RESULTS"/store_commands.txt
   {
     echo "ELAPSED=$(( $(date +%s) - start ))"
     echo "DATE='$(date -u '+%Y-%m-%d %H:%M UTC')'"
@@ -197,6 +202,19 @@ clear_search_results() {
   fi
 }
 
+# Removes the store benchmarks' results and data of an earlier run, keeping the rest.
+clear_store_results() {
+  mkdir -p "$RESULTS"
+  find "$DIR" -mindepth 1 -maxdepth 1 ! -name results ! -name 'search-*' -exec rm -rf {} +
+  rm -rf "$DIR".trash.*
+  rm -f "$RESULTS"/{snapshot,throughput,dedup}_bench.* "$RESULTS/store.env"
+  if [[ -f $RESULTS/results.jsonl ]]; then
+    grep -v -e '^{"bench":"snapshot"' -e '^{"bench":"throughput"' -e '^{"bench":"dedup"' \
+      "$RESULTS/results.jsonl" >"$RESULTS/results.tmp" || true
+    mv "$RESULTS/results.tmp" "$RESULTS/results.jsonl"
+  fi
+}
+
 # Removes the mount results of an earlier run, keeping the rest.
 clear_mount_results() {
   mkdir -p "$RESULTS"
@@ -207,7 +225,7 @@ clear_mount_results() {
   fi
 }
 
-# Records a partial rerun (PART is search or mount): when, how long, under what load.
+# Records a partial rerun (PART is search, mount or store): when, how long, under what load.
 write_partial_env() {
   local part=$1 prefix
   prefix=$(echo "$part" | tr '[:lower:]' '[:upper:]')
@@ -234,7 +252,7 @@ render() {
   local fstype cpu
   # shellcheck disable=SC1091
   source "$RESULTS/run.env"
-  for part in search mount; do
+  for part in store search mount; do
     if [[ -f $RESULTS/$part.env ]]; then
       # shellcheck disable=SC1090
       source "$RESULTS/$part.env"
@@ -260,6 +278,11 @@ render() {
          "figure is a median, and vexfs and its baseline run interleaved in one process)"
     echo "- Full run, build included: $((ELAPSED / 60)) min $((ELAPSED % 60)) s (deleting" \
          "the data afterwards runs in the background and is not included)"
+    if [[ -n ${STORE_DATE:-} ]]; then
+      echo "- The store benchmarks were rerun alone with \`$STORE_INVOCATION\` on" \
+           "$STORE_DATE in $((STORE_ELAPSED / 60)) min $((STORE_ELAPSED % 60)) s, load" \
+           "average $STORE_LOAD (start / end)"
+    fi
     if [[ -n ${SEARCH_DATE:-} ]]; then
       echo "- The search benchmarks were rerun alone with \`$SEARCH_INVOCATION\` on" \
            "$SEARCH_DATE in $((SEARCH_ELAPSED / 60)) min $((SEARCH_ELAPSED % 60)) s, load" \
@@ -279,12 +302,15 @@ render() {
     for part in search mount; do
       if [[ -f $RESULTS/${part}_commands.txt ]]; then exclude+=(-e "${part}_bench"); fi
     done
+    if [[ -f $RESULTS/store_commands.txt ]]; then
+      exclude+=(-e snapshot_bench -e throughput_bench -e dedup_bench)
+    fi
     if [[ ${#exclude[@]} -gt 0 ]]; then
       grep -v "${exclude[@]}" "$RESULTS/commands.txt" || true
     else
       cat "$RESULTS/commands.txt"
     fi
-    for part in search mount; do
+    for part in store search mount; do
       if [[ -f $RESULTS/${part}_commands.txt ]]; then cat "$RESULTS/${part}_commands.txt"; fi
     done
     echo '```'
