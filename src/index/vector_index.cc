@@ -22,10 +22,16 @@ namespace vexfs::index {
 namespace {
 
 constexpr std::string_view kMetaMagic = "VEXFS-HNSW-CHECKPOINT-1\n";
-// Vectors per FAISS add() call: large, so insertion runs in few parallel waves
-// as one add() of everything would, with a bounded staging buffer.
-constexpr uint64_t kAddChunk = 65536;
-constexpr uint64_t kAddBytes = uint64_t{256} << 20;
+// Vectors per FAISS add() call. FAISS inserts each call's vectors level by
+// level, in parallel, and a graph built in many small calls loses recall (300k
+// vectors in calls of 8192 lost 0.013 recall@10 at efSearch 64 against one call;
+// calls of 65 536 lost nothing there). So a build adds a quarter of its vectors
+// per call (a progress bar still moves), at least kMinAddChunk, with the staging
+// buffer bounded by kAddBytes. (At 1M the graph still has about 0.012 less
+// recall than FAISS's own one-call graph, with 16 calls or 4: not this.)
+constexpr uint64_t kMinAddChunk = 65536;
+constexpr uint64_t kAddParts = 4;
+constexpr uint64_t kAddBytes = uint64_t{1} << 30;
 
 // What a checkpoint claims; checked against the model and the log before use.
 struct CheckpointMeta {
@@ -196,8 +202,8 @@ Status VectorIndex::AddRange(uint64_t from, uint64_t to, const ProgressFn& progr
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
   const uint32_t dim = model_.info.dim;
-  // Staging is bounded in bytes too, whatever the dimension.
-  const uint64_t per_add = std::max<uint64_t>(1, std::min<uint64_t>(kAddChunk, kAddBytes / (4 * dim)));
+  const uint64_t wanted = std::max(kMinAddChunk, (to - from + kAddParts - 1) / kAddParts);
+  const uint64_t per_add = std::max<uint64_t>(1, std::min(wanted, kAddBytes / (4 * dim)));
   std::vector<float> chunk;
   chunk.reserve(std::min(to - from, per_add) * dim);
   auto flush = [&]() -> Status {
