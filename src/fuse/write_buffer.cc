@@ -1,8 +1,7 @@
-// WriteBuffer: merged extents over a cut store file (see write_buffer.h).
+// WriteBuffer: merged extents over the stored file (see write_buffer.h).
 #include "fuse/write_buffer.h"
 
 #include <algorithm>
-#include <limits>
 
 namespace vexfs::fuse {
 
@@ -45,26 +44,8 @@ void WriteBuffer::Write(uint64_t offset, std::string_view data) {
   extents_.emplace(start, std::move(merged));
 }
 
-void WriteBuffer::Truncate(uint64_t size) {
-  mtime_ = NowNs();
-  resized_ = true;
-  auto it = extents_.lower_bound(size);
-  for (auto drop = it; drop != extents_.end(); ++drop) bytes_ -= drop->second.size();
-  extents_.erase(it, extents_.end());
-  if (!extents_.empty()) {
-    auto& [start, bytes] = *extents_.rbegin();
-    if (start + bytes.size() > size) {
-      bytes_ -= bytes.size() - (size - start);
-      bytes.resize(size - start);
-    }
-  }
-  if (size < size_) cut_ = std::min(cut_.value_or(size), size);
-  size_ = size;
-}
-
 uint64_t WriteBuffer::StoredLength(uint64_t offset, uint64_t length) const {
-  uint64_t limit = std::min(cut_.value_or(std::numeric_limits<uint64_t>::max()), size_);
-  return offset >= limit ? 0 : std::min(length, limit - offset);
+  return offset >= size_ ? 0 : std::min(length, size_ - offset);
 }
 
 std::string WriteBuffer::Overlay(uint64_t offset, uint64_t length, std::string_view stored) const {
@@ -84,15 +65,8 @@ std::string WriteBuffer::Overlay(uint64_t offset, uint64_t length, std::string_v
 }
 
 Status WriteBuffer::ApplyTo(TreeEditor& editor, uint64_t ino) const {
-  if (cut_) VEXFS_RETURN_IF_ERROR(editor.Truncate(ino, *cut_));
   for (const auto& [offset, bytes] : extents_) {
     VEXFS_RETURN_IF_ERROR(editor.Write(ino, offset, bytes));
-  }
-  // Writes extend the file by themselves; only a truncate sets the size. (Setting
-  // it regardless would undo a change the CLI made since the buffer began.)
-  if (resized_) {
-    VEXFS_ASSIGN_OR_RETURN(Attributes attr, editor.GetAttr(ino));
-    if (attr.size != size_) VEXFS_RETURN_IF_ERROR(editor.Truncate(ino, size_));
   }
   // The file was modified when it was written, not when the buffer drained.
   TreeEditor::AttrChange change;

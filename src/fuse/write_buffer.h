@@ -5,8 +5,10 @@
 // what the store holds. The buffer reaches the store in one transaction at flush,
 // fsync, close, a size or attribute change, or when it grows past its limit.
 //
-// State after any sequence of writes and truncates since the last flush:
-// - the store's bytes at and beyond `cut` are gone (read as zeros);
+// It holds writes only: a truncate (SetAttr) writes the buffer out first and
+// changes the size in the store, so the store's bytes below `size` are always
+// the file's, and a drained buffer never sets the size itself (writes extend the
+// file as needed; a size change another process made meanwhile is kept).
 // - `extents` (non-overlapping, merged) hold the bytes written;
 // - `size` is the file's logical size.
 // Not thread-safe: the owner (OpenFiles) locks around it.
@@ -15,7 +17,6 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,19 +31,18 @@ class WriteBuffer {
   explicit WriteBuffer(uint64_t store_size) : size_(store_size) {}
 
   void Write(uint64_t offset, std::string_view data);
-  void Truncate(uint64_t size);
 
   uint64_t size() const { return size_; }
   // Bytes held, the measure for flushing under memory pressure.
   uint64_t bytes() const { return bytes_; }
-  bool empty() const { return extents_.empty() && !cut_ && !resized_; }
+  bool empty() const { return extents_.empty(); }
   TimeNs mtime() const { return mtime_; }
 
   // Bytes [offset, offset + length) of the file as it is with this buffer applied,
   // given `stored` = the store's bytes from `offset` (short at its end of file).
   // Short only at the logical end of file.
   std::string Overlay(uint64_t offset, uint64_t length, std::string_view stored) const;
-  // How many bytes from `offset` to ask the store for: none past `cut`.
+  // How many bytes from `offset` to ask the store for: none past the size.
   uint64_t StoredLength(uint64_t offset, uint64_t length) const;
 
   // Applies everything to inode `ino` inside `editor`'s transaction.
@@ -50,10 +50,8 @@ class WriteBuffer {
 
  private:
   std::map<uint64_t, std::string> extents_;  // offset -> bytes
-  std::optional<uint64_t> cut_;
   uint64_t size_;
   uint64_t bytes_ = 0;
-  bool resized_ = false;  // a truncate happened (even one that only extends)
   TimeNs mtime_ = 0;
 };
 

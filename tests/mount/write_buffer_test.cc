@@ -43,17 +43,6 @@ TEST_F(WriteBufferTest, OverlappingWritesMergeAndCountBytesOnce) {
   EXPECT_EQ(buffer.Overlay(0, 12, ""), "aabbbbbbbbcc");
 }
 
-TEST_F(WriteBufferTest, TruncateCutsStoredBytesAndExtents) {
-  WriteBuffer buffer(10);
-  buffer.Write(6, "xyz");
-  buffer.Truncate(4);
-  buffer.Truncate(8);  // the bytes 4..8 come back as zeros, not as stored bytes
-  EXPECT_EQ(buffer.size(), 8u);
-  EXPECT_EQ(buffer.bytes(), 0u);
-  EXPECT_EQ(buffer.StoredLength(0, 8), 4u);
-  EXPECT_EQ(buffer.Overlay(0, 8, "01234567"), std::string("0123\0\0\0\0", 8));
-}
-
 TEST_F(WriteBufferTest, ApplyMatchesTheOverlay) {
   ASSERT_OK(Put("f", std::string(5000, 's')));
   uint64_t ino = Ino("f");
@@ -61,10 +50,6 @@ TEST_F(WriteBufferTest, ApplyMatchesTheOverlay) {
   WriteBuffer buffer(5000);
   for (int i = 0; i < 200; ++i) {
     uint64_t offset = rng() % 9000;
-    if (rng() % 20 == 0) {
-      buffer.Truncate(offset);
-      continue;
-    }
     buffer.Write(offset, std::string(1 + rng() % 300, static_cast<char>('a' + i % 26)));
   }
   std::string stored = Content("f");
@@ -83,16 +68,6 @@ TEST_F(WriteBufferTest, ApplyKeepsASizeChangeMadeMeanwhile) {
   ASSERT_OK(Edit([&](TreeEditor& ed) { return ed.Truncate(ino, 4); }));
   ASSERT_OK(Apply(buffer, ino));
   EXPECT_EQ(Content("f"), "ab23");
-}
-
-TEST_F(WriteBufferTest, ApplyKeepsAnExplicitTruncate) {
-  ASSERT_OK(Put("f", "0123456789"));
-  uint64_t ino = Ino("f");
-  WriteBuffer buffer(10);
-  buffer.Truncate(3);
-  buffer.Truncate(6);
-  ASSERT_OK(Apply(buffer, ino));
-  EXPECT_EQ(Content("f"), std::string("012\0\0\0", 6));
 }
 
 }  // namespace
