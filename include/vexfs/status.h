@@ -34,6 +34,7 @@ enum class StatusCode : int {
   kNameTooLong = 12,      // a path component longer than kMaxNameLength
   kFileTooLarge = 13,     // beyond kMaxFileSize
   kNotSupported = 14,     // the operation does not apply to this object
+  kPermissionDenied = 15, // a signature or key is not trusted
 };
 
 // Short stable name of a code ("not found", "corruption", ...).
@@ -68,6 +69,9 @@ class [[nodiscard]] Status {
   }
   static Status NotSupported(std::string_view msg) {
     return {StatusCode::kNotSupported, msg};
+  }
+  static Status PermissionDenied(std::string_view msg) {
+    return {StatusCode::kPermissionDenied, msg};
   }
 
   bool ok() const { return state_ == nullptr; }

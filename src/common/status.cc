@@ -20,6 +20,7 @@ const char* StatusCodeName(StatusCode code) {
     case StatusCode::kNameTooLong: return "name too long";
     case StatusCode::kFileTooLarge: return "file too large";
     case StatusCode::kNotSupported: return "not supported";
+    case StatusCode::kPermissionDenied: return "permission denied";
   }
   return "unknown";
 }

@@ -358,6 +358,8 @@ int ErrnoOf(const Status& status, OpKind kind) {
       return kind == OpKind::kXattr ? E2BIG : EFBIG;
     case StatusCode::kNotSupported:
       return kind == OpKind::kLink ? EPERM : EOPNOTSUPP;
+    case StatusCode::kPermissionDenied:
+      return EACCES;
   }
   return EIO;
 }

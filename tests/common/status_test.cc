@@ -39,6 +39,7 @@ TEST(StatusTest, FactoriesSetCodeAndMessage) {
       {Status::NameTooLong("m"), StatusCode::kNameTooLong},
       {Status::FileTooLarge("m"), StatusCode::kFileTooLarge},
       {Status::NotSupported("m"), StatusCode::kNotSupported},
+      {Status::PermissionDenied("m"), StatusCode::kPermissionDenied},
   };
   for (const Case& c : cases) {
     EXPECT_FALSE(c.status.ok());

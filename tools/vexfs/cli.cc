@@ -27,6 +27,7 @@ int ExitCodeFor(const Status& status) {
     case StatusCode::kReadOnly: return kExitReadOnly;
     case StatusCode::kBusy: return kExitBusy;
     case StatusCode::kIOError: return kExitFailure;
+    case StatusCode::kPermissionDenied: return kExitUntrusted;
   }
   return kExitFailure;
 }

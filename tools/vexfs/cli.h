@@ -26,6 +26,7 @@ enum ExitCode : int {
   kExitNoSpace = 7,       // store or disk full
   kExitReadOnly = 8,      // store is read-only
   kExitBusy = 9,          // store busy
+  kExitUntrusted = 10,    // a signature is missing, untrusted or does not verify
 };
 
 struct GlobalOptions {
@@ -80,6 +81,7 @@ void AddVersionCommands(CLI::App& app, Context& ctx);  // cmd_versions.cc
 void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cmd_maintenance.cc
 void AddSearchCommands(CLI::App& app, Context& ctx);       // cmd_search.cc
 void AddMountCommands(CLI::App& app, Context& ctx);        // cmd_mount.cc
+void AddUsxfCommands(CLI::App& app, Context& ctx);         // cmd_usxf.cc
 
 }  // namespace vexfs::cli
 

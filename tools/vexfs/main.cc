@@ -58,12 +58,14 @@ int main(int argc, char** argv) {
                  "Store directory (default: $VEXFS_STORE, else the current directory)");
   app.add_flag("--json", ctx.global.json, "Machine-readable JSON output on stdout");
   app.footer("Exit codes: 0 ok, 1 failure, 2 usage, 3 not found, 4 invalid argument, "
-             "5 conflict, 6 corruption, 7 no space, 8 read-only, 9 busy (docs/cli.md).");
+             "5 conflict, 6 corruption, 7 no space, 8 read-only, 9 busy, 10 untrusted "
+             "signature (docs/cli.md).");
   AddFileCommands(app, ctx);
   AddVersionCommands(app, ctx);
   AddMaintenanceCommands(app, ctx);
   AddSearchCommands(app, ctx);
   AddMountCommands(app, ctx);
+  AddUsxfCommands(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,62 @@
+// Byte sinks and sources for USXF: files (written atomically), file descriptors
+// and in-memory strings.
+//
+// Thread-safety: one thread per object.
+#ifndef VEXFS_USXF_IO_H_
+#define VEXFS_USXF_IO_H_
+
+#include <string>
+
+#include "vexfs/usxf.h"
+
+namespace vexfs::usxf {
+
+// Writes to "<path>.tmp.<pid>"; Commit fsyncs it and renames it over `path`, so a
+// crash leaves the old file or the new one. Without Commit the temporary is removed.
+class AtomicFileSink : public ByteSink {
+ public:
+  static Result<std::unique_ptr<AtomicFileSink>> Create(const std::string& path);
+  ~AtomicFileSink() override;
+  Status Write(std::string_view bytes) override;
+  Status Commit();
+
+ private:
+  AtomicFileSink(std::string path, std::string tmp, int fd);
+  std::string path_, tmp_;
+  int fd_;
+  std::string buffer_;  // coalesces small writes
+  Status Flush();
+  Status WriteAll(std::string_view bytes);
+};
+
+// Reads from a file descriptor the caller owns (a file, a pipe, a socket).
+class FdSource : public ByteSource {
+ public:
+  explicit FdSource(int fd) : fd_(fd) {}
+  Result<size_t> Read(char* buf, size_t n) override;
+
+ private:
+  int fd_;
+};
+
+class StringSink : public ByteSink {
+ public:
+  Status Write(std::string_view bytes) override {
+    out.append(bytes);
+    return Status::Ok();
+  }
+  std::string out;
+};
+
+class StringSource : public ByteSource {
+ public:
+  explicit StringSource(std::string_view in) : in_(in) {}
+  Result<size_t> Read(char* buf, size_t n) override;
+
+ private:
+  std::string_view in_;
+};
+
+}  // namespace vexfs::usxf
+
+#endif  // VEXFS_USXF_IO_H_

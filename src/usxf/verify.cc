@@ -1,0 +1,161 @@
+// Whole-file verification with signatures checked against the receiver's keyring,
+// and adding a signature to an existing file.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/file_util.h"
+#include "usxf/digests.h"
+#include "usxf/layout.h"
+#include "vexfs/usxf_io.h"
+#include "vexfs/usxf_keys.h"
+#include "vexfs/usxf_kv.h"
+
+namespace vexfs::usxf {
+namespace {
+
+std::string Fingerprint(const std::array<uint8_t, 32>& raw) { return PublicKey{raw}.Fingerprint(); }
+
+// A read-only mapping of a whole file, unmapped on scope exit.
+class Mapping {
+ public:
+  static Result<std::unique_ptr<Mapping>> Open(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus("open " + path);
+    struct stat st;
+    int rc = ::fstat(fd, &st);
+    void* map = rc == 0 && st.st_size > 0
+                    ? ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0)
+                    : nullptr;
+    ::close(fd);
+    if (rc != 0 || map == MAP_FAILED) return ErrnoStatus("map " + path);
+    auto m = std::unique_ptr<Mapping>(new Mapping);
+    m->map_ = map;
+    m->length_ = static_cast<size_t>(st.st_size);
+    return m;
+  }
+  ~Mapping() {
+    if (map_ != nullptr) ::munmap(map_, length_);
+  }
+  std::string_view bytes() const { return {static_cast<const char*>(map_), length_}; }
+
+ private:
+  Mapping() = default;
+  void* map_ = nullptr;
+  size_t length_ = 0;
+};
+
+// KV sections must mean something consistent (structure, block hashes over the
+// token ids). A section using fields or codes this reader does not know is left
+// uninterpreted rather than failing the file.
+Status CheckKvSections(const FileSummary& s) {
+  for (size_t i = 0; i < s.sections.size(); ++i) {
+    const SectionInfo& sec = s.sections[i];
+    if (sec.kind != static_cast<uint32_t>(SectionKind::kKvCache)) continue;
+    auto kv = KvCacheInfo::FromSection(sec);
+    if (!kv.ok() && kv.status().code() != StatusCode::kNotSupported) {
+      return Status::Corruption(DescribeSection(sec, i) + ": " + kv.status().message());
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckSignatures(const FileSummary& summary, const Keyring& keyring,
+                       std::vector<SignatureCheck>* checks) {
+  const std::string message = SignedMessage(summary.root);
+  Status failure;
+  bool any_valid = false;
+  for (const Signature& sig : summary.signatures) {
+    SignatureCheck check;
+    check.fingerprint = Fingerprint(sig.public_key);
+    const PublicKey* trusted = sig.algorithm == 1 ? keyring.Find(sig.public_key) : nullptr;
+    if (trusted != nullptr) {
+      check.trusted = true;
+      for (const auto& [name, key] : keyring.keys()) {
+        if (&key == trusted) check.keyring_name = name;
+      }
+      check.valid = VerifySignature(*trusted, message, sig.signature);
+      if (!check.valid && failure.ok()) {
+        failure = Status::PermissionDenied("signature by trusted key " + check.fingerprint + " (" +
+                                           check.keyring_name +
+                                           ") does not verify: the file changed after signing");
+      }
+      any_valid = any_valid || check.valid;
+    }
+    checks->push_back(check);
+  }
+  if (!failure.ok()) return failure;
+  if (any_valid) return Status::Ok();
+  if (summary.signatures.empty()) {
+    return Status::PermissionDenied("the file is not signed, and a keyring requires a trusted signature");
+  }
+  return Status::PermissionDenied("signed only by keys outside the keyring (" + (*checks)[0].fingerprint +
+                                  (checks->size() > 1 ? ", ..." : "") + ")");
+}
+
+VerifyReport VerifyFile(const std::string& path, const VerifyOptions& options) {
+  VerifyReport report;
+  auto mapping = Mapping::Open(path);
+  if (!mapping.ok()) {
+    report.status = mapping.status();
+    return report;
+  }
+  std::string_view file = (*mapping)->bytes();
+  auto parsed = ParseFile(file);
+  if (!parsed.ok()) {
+    report.status = parsed.status();
+    return report;
+  }
+  report.summary = parsed->summary;
+  report.status = VerifySections(*parsed, file, options.level, options.threads);
+  if (report.status.ok()) report.status = CheckKvSections(report.summary);
+  if (!report.status.ok()) return report;
+  if (options.keyring != nullptr) {
+    if (options.level != VerifyLevel::kFull) {
+      report.status = Status::InvalidArgument("signatures can only be checked by a full verification");
+      return report;
+    }
+    report.status = CheckSignatures(report.summary, *options.keyring, &report.signatures);
+  } else if (!report.summary.signatures.empty()) {
+    for (const Signature& sig : report.summary.signatures) {
+      report.signatures.push_back({Fingerprint(sig.public_key), "", false, false});
+    }
+    report.status = Status::PermissionDenied(
+        "the file is signed by " + report.signatures[0].fingerprint +
+        " but no keyring was given to check it against (a key inside the file proves nothing)");
+  }
+  return report;
+}
+
+Status SignFile(const std::string& path, const SigningKey& key) {
+  VEXFS_ASSIGN_OR_RETURN(auto mapping, Mapping::Open(path));
+  std::string_view file = mapping->bytes();
+  VEXFS_ASSIGN_OR_RETURN(ParsedFile parsed, ParseFile(file));
+  FileSummary& s = parsed.summary;
+  for (const Signature& sig : s.signatures) {
+    if (sig.public_key == key.public_key.raw) {
+      return Status::AlreadyExists(path + " is already signed by " + key.public_key.Fingerprint());
+    }
+  }
+  if (s.signatures.size() >= kMaxSignatures) return Status::InvalidArgument(path + " already has 16 signatures");
+  // Sealing an unsealed file first: the fast checksums vouch for the bytes being
+  // the ones that were written before SHA-256 is computed over them.
+  VEXFS_RETURN_IF_ERROR(VerifySections(parsed, file, s.sealed ? VerifyLevel::kFull : VerifyLevel::kFast, 2));
+  Footer footer;
+  footer.sealed = true;
+  footer.checksums = s.section_checksums;
+  ComputeDigests(parsed, file, 2, &footer.section_digests, &footer.header_digest);
+  footer.root = RootOf(footer.header_digest, footer.section_digests);
+  footer.signatures = s.signatures;
+  VEXFS_ASSIGN_OR_RETURN(auto sig, key.Sign(SignedMessage(footer.root)));
+  footer.signatures.push_back({1, key.public_key.raw, sig});
+  VEXFS_ASSIGN_OR_RETURN(auto sink, AtomicFileSink::Create(path));
+  VEXFS_RETURN_IF_ERROR(sink->Write(file.substr(0, s.footer_offset)));
+  VEXFS_RETURN_IF_ERROR(sink->Write(EncodeFooter(footer)));
+  return sink->Commit();
+}
+
+}  // namespace vexfs::usxf
