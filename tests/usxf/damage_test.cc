@@ -5,6 +5,8 @@
 // or a large allocation.
 #include <gtest/gtest.h>
 
+#include <zstd.h>
+
 #include <random>
 
 #include "test_util.h"
@@ -12,6 +14,8 @@
 #include "usxf/usxf_test_util.h"
 #include "vexfs/usxf.h"
 #include "vexfs/usxf_io.h"
+#include "vexfs/usxf_keys.h"
+#include "vexfs/usxf_kv.h"
 
 namespace vexfs::usxf {
 namespace {
@@ -238,6 +242,101 @@ TEST(UsxfDamageTest, InconsistentKvMetadataIsNamed) {
   kv.k_head_dim.pop_back();
   st = kv.Validate();
   EXPECT_NE(st.message().find("k_head_dim"), std::string::npos) << st.ToString();
+}
+
+}  // namespace
+}  // namespace vexfs::usxf
+
+namespace vexfs::usxf {
+namespace {
+
+// A compressed section written through the low-level writer exactly as given.
+std::string WithZstdSection(const std::string& stored, uint64_t raw_length) {
+  SectionInfo s;
+  s.name = "z";
+  s.compression = static_cast<uint32_t>(Compression::kZstd);
+  s.stored_length = stored.size();
+  s.raw_length = raw_length;
+  StringSink sink;
+  auto w = Writer::Start(&sink, {s}, Metadata());
+  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_OK((*w)->Append(stored));
+  EXPECT_OK((*w)->Finish());
+  return sink.out;
+}
+
+TEST(UsxfDamageTest, CompressionBombsAndExtraFramesAreRefusedBeforeAllocating) {
+  const std::string zeros(64 << 20, '\0');
+  std::string frame(ZSTD_compressBound(zeros.size()), '\0');
+  frame.resize(ZSTD_compress(frame.data(), frame.size(), zeros.data(), zeros.size(), 3));
+  ASSERT_LT(frame.size() * 1024 + (1 << 20), zeros.size()) << "needs a ratio past the limit";
+  std::string file = WithZstdSection(frame, zeros.size());
+  auto m = MappedFile::FromBytes(file);
+  ASSERT_TRUE(m.ok());
+  EXPECT_OK((*m)->Verify(VerifyLevel::kFull)) << "the bytes are intact";
+  std::string storage;
+  Status st = (*m)->Values(0, &storage).status();
+  EXPECT_CODE(st, StatusCode::kCorruption);
+  EXPECT_NE(st.message().find("ratio"), std::string::npos) << st.ToString();
+  EXPECT_TRUE(storage.empty());
+  // The writer stores such a section uncompressed instead.
+  SectionData data{{}, zeros};
+  data.info.name = "zeros";
+  data.info.compression = static_cast<uint32_t>(Compression::kZstd);
+  StringSink sink;
+  ASSERT_OK(WriteFile(&sink, {data}, Metadata()));
+  auto written = MappedFile::FromBytes(sink.out);
+  ASSERT_TRUE(written.ok());
+  EXPECT_EQ((*written)->sections()[0].compression, 0u);
+  // A second (empty) frame after the first is not one frame.
+  const std::string text = "compress me, compress me, compress me";
+  std::string one(ZSTD_compressBound(text.size()), '\0');
+  one.resize(ZSTD_compress(one.data(), one.size(), text.data(), text.size(), 3));
+  std::string empty(64, '\0');
+  empty.resize(ZSTD_compress(empty.data(), empty.size(), "", 0, 3));
+  auto two = MappedFile::FromBytes(WithZstdSection(one + empty, text.size()));
+  ASSERT_TRUE(two.ok());
+  st = (*two)->Values(0, &storage).status();
+  EXPECT_NE(st.message().find("one frame"), std::string::npos) << st.ToString();
+}
+
+TEST(UsxfDamageTest, NamesAndStringsMustBeUtf8) {
+  for (std::string bad : {std::string("\xc0\xaf"), std::string("\xed\xa0\x80"), std::string("ab\xff")}) {
+    SectionInfo s;
+    s.name = bad;
+    StringSink sink;
+    EXPECT_FALSE(Writer::Start(&sink, {s}, Metadata()).ok());
+    Metadata m;
+    m.SetString(1, bad);
+    EXPECT_CODE(Metadata::Decode(m.Encode()).status(), StatusCode::kCorruption);
+  }
+  Metadata ok;
+  ok.SetString(1, "snowman \xe2\x98\x83, emoji \xf0\x9f\x98\x80");
+  EXPECT_TRUE(Metadata::Decode(ok.Encode()).ok());
+}
+
+TEST(UsxfDamageTest, VerifyInterpretsKvSectionsButSkipsUnknownCriticalFields) {
+  vexfs::test::TempDir dir;
+  KvCacheInfo kv = test::SmallKv(1, 4);
+  std::vector<uint16_t> values(kv.ElementCount(), 0x3c00);
+  const std::string bytes = test::Pack(values);
+  auto write = [&](const Metadata& meta) {
+    SectionData s{KvSection("kv", kv, DType::kF16), bytes};
+    s.info.metadata = meta.Encode();
+    const std::string path = dir.Sub("kv.usxf");
+    EXPECT_OK(WriteFileToPath(path, {s}, Metadata()));
+    return VerifyFile(path, VerifyOptions{}).status;
+  };
+  EXPECT_OK(write(kv.ToMetadata()));
+  Metadata bad_hashes = kv.ToMetadata();
+  bad_hashes.SetBytes(22, std::string(32, 'x'), true);
+  Status st = write(bad_hashes);
+  EXPECT_CODE(st, StatusCode::kCorruption);
+  EXPECT_NE(st.message().find("section 0 'kv'"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("block_hashes"), std::string::npos) << st.ToString();
+  Metadata future = kv.ToMetadata();
+  future.SetU64(900, 1, /*critical=*/true);
+  EXPECT_OK(write(future)) << "a field from a later minor version leaves the file readable";
 }
 
 }  // namespace

@@ -125,3 +125,26 @@ TEST(UsxfQuantTest, ChainedBlockHashesMatchTheDocumentedExample) {
 
 }  // namespace
 }  // namespace vexfs::usxf
+
+namespace vexfs::usxf {
+namespace {
+
+TEST(UsxfQuantTest, Int8PayloadsWithMinus128OrDirtyPaddingAreRefused) {
+  std::string payload, out;
+  ASSERT_OK(EncodeValues(DType::kF32, Encoding::kInt8Group, 4, test::Pack(std::vector<float>{1, -1, 0.5f}), &payload));
+  std::string bad = payload;
+  bad[1] = static_cast<char>(-128);
+  EXPECT_CODE(DecodeValues(DType::kF32, Encoding::kInt8Group, 4, bad, 3, &out), StatusCode::kCorruption);
+  bad = payload;
+  bad[10] = 1;  // padding between values and scales
+  EXPECT_CODE(DecodeValues(DType::kF32, Encoding::kInt8Group, 4, bad, 3, &out), StatusCode::kCorruption);
+  EXPECT_OK(DecodeValues(DType::kF32, Encoding::kInt8Group, 4, payload, 3, &out));
+  // bf16 cannot carry what rounds past f32's range, nor past f16's for f16 values.
+  EXPECT_CODE(EncodeValues(DType::kF32, Encoding::kBF16, 0, test::Pack(std::vector<float>{3.4028235e38f}), &out),
+              StatusCode::kInvalidArgument);
+  EXPECT_CODE(EncodeValues(DType::kF16, Encoding::kBF16, 0, test::Pack(std::vector<uint16_t>{0x7bff}), &out),
+              StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace vexfs::usxf
