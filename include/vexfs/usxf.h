@@ -277,9 +277,8 @@ enum class VerifyLevel {
 
 // ---------------------------------------------------------------------------
 // StreamReader: reads a USXF file front to back from a ByteSource, checking as it
-// goes. It holds the header (at most 64 MiB, allocated only after the preamble's
-// checksum and limits pass), one 1 MiB piece, and 32 bytes per Merkle chunk of the
-// section being read.
+// goes. It holds the header (at most 64 MiB, and never more than has arrived), one
+// 1 MiB piece, and 32 bytes per Merkle chunk of the section being read.
 class StreamReader {
  public:
   // Reads and checks the preamble and header.

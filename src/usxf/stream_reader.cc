@@ -81,8 +81,14 @@ Result<std::unique_ptr<StreamReader>> StreamReader::Open(ByteSource* source, Ver
   VEXFS_RETURN_IF_ERROR(st->ReadExactly(st->preamble_bytes.data(), kPreambleSize, "the preamble"));
   VEXFS_ASSIGN_OR_RETURN(st->preamble, DecodePreamble(st->preamble_bytes));
   const Preamble& p = st->preamble;
-  st->header_bytes.resize(p.header_length);
-  VEXFS_RETURN_IF_ERROR(st->ReadExactly(st->header_bytes.data(), p.header_length, "the header"));
+  // Grown as bytes arrive, so a stream that claims a 64 MiB header and then ends
+  // costs only what it sent.
+  while (st->header_bytes.size() < p.header_length) {
+    const size_t at = st->header_bytes.size();
+    const size_t take = static_cast<size_t>(std::min<uint64_t>(kPiece, p.header_length - at));
+    st->header_bytes.resize(at + take);
+    VEXFS_RETURN_IF_ERROR(st->ReadExactly(st->header_bytes.data() + at, take, "the header"));
+  }
   FileSummary& s = st->summary;
   VEXFS_RETURN_IF_ERROR(DecodeHeader(p, st->header_bytes, &s.sections, &s.file_metadata));
   VEXFS_RETURN_IF_ERROR(st->ReadZeros(p.DataOffset() - st->position, "padding after the header"));
