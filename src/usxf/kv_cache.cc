@@ -1,5 +1,6 @@
 // KV-cache section metadata: encoding, decoding and the consistency rules a
 // target relies on before accepting state (docs/usxf.md, "KV-cache sections").
+#include <climits>
 #include <cmath>
 #include <cstring>
 
@@ -96,7 +97,10 @@ Status CheckTokens(const KvCacheInfo& kv) {
   for (int32_t p : kv.positions) {
     if (p < 0) return Bad("positions", "negative position " + std::to_string(p));
   }
-  if (kv.positions_contiguous && kv.position_start < 0) return Bad("position_start", "negative");
+  if (kv.positions_contiguous &&
+      (kv.position_start < 0 || kv.position_start + static_cast<int64_t>(kv.n_tokens()) - 1 > INT32_MAX)) {
+    return Bad("position_start", "positions must lie in 0 .. 2^31-1");
+  }
   if (kv.block_size == 0) return Bad("block_size", "must be at least 1");
   if (kv.block_hashes != ChainedBlockHashes(kv.ModelId(), kv.block_size, kv.token_ids)) {
     return Bad("block_hashes", "do not match the token ids and model fingerprints");
