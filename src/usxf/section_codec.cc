@@ -20,6 +20,13 @@ constexpr uint64_t kZstdSlack = 1 << 20;
 
 bool IsBlob(const SectionInfo& s) { return s.kind == static_cast<uint32_t>(SectionKind::kBlob); }
 
+// Blobs and kinds this reader does not know are bytes: only their compression is
+// undone, since their other fields were never checked against their length.
+bool IsBytes(const SectionInfo& s) {
+  return IsBlob(s) || s.kind < static_cast<uint32_t>(SectionKind::kBlob) ||
+         s.kind > static_cast<uint32_t>(SectionKind::kKvCache);
+}
+
 Status Compress(std::string_view in, std::string* out) {
   out->resize(ZSTD_compressBound(in.size()));
   size_t n = ZSTD_compress(out->data(), out->size(), in.data(), in.size(), kZstdLevel);
@@ -92,7 +99,7 @@ Result<std::string_view> DecodeSection(const SectionInfo& s, size_t index, std::
                                        std::string* storage) {
   const std::string who = DescribeSection(s, index);
   if (s.compression > static_cast<uint32_t>(Compression::kZstd) ||
-      (!IsBlob(s) && (s.dtype > static_cast<uint32_t>(DType::kQ8_0) ||
+      (!IsBytes(s) && (s.dtype > static_cast<uint32_t>(DType::kQ8_0) ||
                       s.encoding > static_cast<uint32_t>(Encoding::kInt8Group)))) {
     return Status::NotSupported(who + ": unknown dtype, encoding or compression; cannot decode");
   }
@@ -102,7 +109,7 @@ Result<std::string_view> DecodeSection(const SectionInfo& s, size_t index, std::
     VEXFS_RETURN_IF_ERROR(Decompress(s, who, stored, &decompressed));
     payload = decompressed;
   }
-  if (IsBlob(s) || s.encoding == static_cast<uint32_t>(Encoding::kNone)) {
+  if (IsBytes(s) || s.encoding == static_cast<uint32_t>(Encoding::kNone)) {
     if (payload.data() == stored.data()) return payload;  // zero copy
     *storage = std::move(decompressed);
     return std::string_view(*storage);
