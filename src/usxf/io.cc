@@ -11,6 +11,9 @@
 namespace vexfs::usxf {
 namespace {
 constexpr size_t kBufferSize = 1 << 20;
+// Pieces at least this large go to write(2) directly; copying them into the
+// buffer first would cost more than the system call it saves.
+constexpr size_t kDirectWrite = 64 << 10;
 
 std::string DirOf(const std::string& path) {
   size_t slash = path.rfind('/');
@@ -53,8 +56,9 @@ Status AtomicFileSink::Flush() {
 
 Status AtomicFileSink::Write(std::string_view bytes) {
   if (fd_ < 0) return Status::InvalidArgument("sink already committed");
-  if (buffer_.size() + bytes.size() > kBufferSize) VEXFS_RETURN_IF_ERROR(Flush());
-  if (bytes.size() >= kBufferSize) return WriteAll(bytes);  // large pieces go straight out
+  const bool direct = bytes.size() >= kDirectWrite;
+  if (direct || buffer_.size() + bytes.size() > kBufferSize) VEXFS_RETURN_IF_ERROR(Flush());
+  if (direct) return WriteAll(bytes);
   buffer_.append(bytes);
   return Status::Ok();
 }

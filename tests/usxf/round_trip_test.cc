@@ -2,8 +2,11 @@
 // and read back through both readers, which must agree byte for byte.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
 
+#include "common/file_util.h"
 #include "test_util.h"
 #include "usxf/section_codec.h"
 #include "usxf/usxf_test_util.h"
@@ -282,6 +285,48 @@ TEST(UsxfRoundTripTest, SampleFileHasEverySectionKindAndReadsBothWays) {
     EXPECT_OK(st);
     EXPECT_OK((*mapped)->Verify(VerifyLevel::kFull));
   }
+}
+
+}  // namespace
+}  // namespace vexfs::usxf
+
+namespace vexfs::usxf {
+namespace {
+
+TEST(UsxfRoundTripTest, AtomicFileSinkKeepsTheOrderOfSmallAndLargeWrites) {
+  vexfs::test::TempDir dir;
+  const std::string path = dir.Sub("out");
+  auto sink = AtomicFileSink::Create(path);
+  ASSERT_TRUE(sink.ok());
+  std::string expected;
+  for (size_t n : {10u, 70000u, 5u, 3u << 20, 100u, 1u << 20, 64u << 10, 7u}) {
+    const std::string piece = vexfs::test::RandomBytes(n, n);
+    ASSERT_OK((*sink)->Write(piece));
+    expected += piece;
+  }
+  EXPECT_NE(::access(path.c_str(), F_OK), 0) << "nothing visible before Commit";
+  ASSERT_OK((*sink)->Commit());
+  auto written = ReadWholeFile(path);
+  ASSERT_TRUE(written.ok());
+  EXPECT_TRUE(*written == expected);
+}
+
+TEST(UsxfRoundTripTest, LargeSectionsThroughAFileVerifyByMapAndStream) {
+  vexfs::test::TempDir dir;
+  const std::string a = vexfs::test::RandomBytes(3, (5 << 20) + 123);
+  SectionData s{{}, a};
+  s.info.name = "big";
+  const std::string path = dir.Sub("big.usxf");
+  ASSERT_OK(WriteFileToPath(path, {s}, Metadata()));
+  auto m = MappedFile::Open(path);
+  ASSERT_TRUE(m.ok());
+  EXPECT_OK((*m)->Verify(VerifyLevel::kFull, 2));
+  EXPECT_TRUE((*m)->StoredBytes(0) == a);
+  auto bytes = ReadWholeFile(path);
+  ASSERT_TRUE(bytes.ok());
+  Status st;
+  auto streamed = StreamSections(*bytes, VerifyLevel::kFull, &st);
+  EXPECT_OK(st);
 }
 
 }  // namespace
