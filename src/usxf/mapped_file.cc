@@ -77,10 +77,6 @@ Result<std::string_view> MappedFile::Values(size_t i, std::string* storage) cons
 }
 
 Status MappedFile::Verify(VerifyLevel level, int threads) const {
-  // Verification reads every page: fault them in with one call rather than one
-  // fault per 4 KiB page as the hash walks the mapping. Only a hint; a kernel
-  // without MADV_POPULATE_READ (before 5.14) refuses it and faults as usual.
-  if (state_->map != nullptr) ::madvise(state_->map, state_->map_length, MADV_POPULATE_READ);
   return VerifySections(state_->parsed, state_->file, level, threads);
 }
 
