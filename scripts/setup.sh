@@ -12,6 +12,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   util-linux
   fuse3 libfuse3-dev
+  python3 xxhash zstd openssl
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()

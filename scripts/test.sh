@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs the whole VexFS test suite: once in a normal build and
-# once under AddressSanitizer + UndefinedBehaviorSanitizer.
-# Usage: scripts/test.sh [--no-asan] [ctest args...]
+# once under AddressSanitizer + UndefinedBehaviorSanitizer, then fuzzes the USXF
+# readers for a minute (scripts/fuzz.sh).
+# Usage: scripts/test.sh [--no-asan] [--no-fuzz] [ctest args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 asan=1
+fuzz=1
 ctest_args=()
 for arg in "$@"; do
   case "$arg" in
     --no-asan) asan=0 ;;
+    --no-fuzz) fuzz=0 ;;
     *) ctest_args+=("$arg") ;;
   esac
 done
@@ -29,5 +32,10 @@ if [ "$asan" -eq 1 ]; then
   # ran in the normal pass, so a shorter one keeps CI time in bounds.
   export VEXFS_CRASH_ITERATIONS="${VEXFS_CRASH_ITERATIONS:-60}"
   (cd build-asan && ctest --output-on-failure -j "$jobs" "${ctest_args[@]}")
+fi
+
+if [ "$fuzz" -eq 1 ]; then
+  # A minute keeps CI time in bounds; longer runs: scripts/fuzz.sh SECONDS.
+  scripts/fuzz.sh 60
 fi
 echo "all test runs passed"

@@ -10,6 +10,7 @@
 #include "usxf/format.h"
 #include "vexfs/usxf.h"
 #include "vexfs/usxf_keys.h"
+#include "vexfs/usxf_kv.h"
 
 namespace vexfs::usxf {
 
@@ -64,6 +65,14 @@ Result<std::unique_ptr<Writer>> Writer::Start(ByteSink* sink, std::vector<Sectio
   if (sections.size() > kMaxSections) return Status::InvalidArgument("too many sections (limit 4096)");
   for (size_t i = 0; i < sections.size(); ++i) {
     if (Status st = CheckSection(sections[i], i); !st.ok()) return PlanError(st);
+    // Readers interpret KV metadata only when they restore; a writer checks it now
+    // so that it never produces a file its readers will refuse to restore.
+    if (sections[i].kind == static_cast<uint32_t>(SectionKind::kKvCache)) {
+      auto kv = KvCacheInfo::FromSection(sections[i]);
+      if (!kv.ok() && kv.status().code() != StatusCode::kNotSupported) {
+        return Status::InvalidArgument(DescribeSection(sections[i], i) + ": " + kv.status().message());
+      }
+    }
     for (size_t j = 0; j < i; ++j) {
       if (sections[j].name == sections[i].name) {
         return Status::InvalidArgument(DescribeSection(sections[i], i) + ": name used twice");

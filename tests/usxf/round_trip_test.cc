@@ -331,3 +331,24 @@ TEST(UsxfRoundTripTest, LargeSectionsThroughAFileVerifyByMapAndStream) {
 
 }  // namespace
 }  // namespace vexfs::usxf
+
+namespace vexfs::usxf {
+namespace {
+
+TEST(UsxfRoundTripTest, WriterRefusesKvSectionsItsReadersWouldNotRestore) {
+  KvCacheInfo kv = test::SmallKv(2, 4);
+  SectionInfo s = KvSection("kv", kv, DType::kF16);
+  s.stored_length = s.raw_length = kv.ElementCount() * 2;
+  Metadata bad = kv.ToMetadata();
+  bad.SetU64(10, 1, true);  // MHA, but 4 heads share 2 KV heads
+  s.metadata = bad.Encode();
+  StringSink sink;
+  auto w = Writer::Start(&sink, {s}, Metadata());
+  ASSERT_FALSE(w.ok());
+  EXPECT_NE(w.status().message().find("section 0 'kv'"), std::string::npos) << w.status().ToString();
+  EXPECT_NE(w.status().message().find("attention"), std::string::npos) << w.status().ToString();
+  EXPECT_TRUE(sink.out.empty());
+}
+
+}  // namespace
+}  // namespace vexfs::usxf
