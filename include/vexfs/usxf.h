@@ -16,7 +16,10 @@
 // is the job of the section's own metadata (see usxf_kv.h) and of the receiver.
 //
 // Thread-safety: Writer and StreamReader are single-threaded objects. A MappedFile
-// is immutable after Open and may be read from any number of threads.
+// may be read from any number of threads. It maps the file shared: whoever can
+// write the file can change bytes after Verify, and truncating it makes reads
+// fault (SIGBUS). Verify-then-use is sound for files only the caller can write;
+// for others, read the file into memory and use FromBytes.
 #ifndef VEXFS_USXF_H_
 #define VEXFS_USXF_H_
 

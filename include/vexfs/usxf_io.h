@@ -5,19 +5,25 @@
 #ifndef VEXFS_USXF_IO_H_
 #define VEXFS_USXF_IO_H_
 
+#include <sys/types.h>
+
 #include <string>
 
 #include "vexfs/usxf.h"
 
 namespace vexfs::usxf {
 
-// Writes to "<path>.tmp.<pid>"; Commit fsyncs it and renames it over `path`, so a
-// crash leaves the old file or the new one. Without Commit the temporary is removed.
+// Writes to a new temporary "<path>.tmp.<pid>.<random>" (created exclusively, never
+// through a symlink); Commit fsyncs it and renames it over `path`, so a crash
+// leaves the old file or the new one. Without Commit the temporary is removed.
 class AtomicFileSink : public ByteSink {
  public:
-  static Result<std::unique_ptr<AtomicFileSink>> Create(const std::string& path);
+  // `mode`: permissions of the new file (before the umask).
+  static Result<std::unique_ptr<AtomicFileSink>> Create(const std::string& path, mode_t mode = 0644);
   ~AtomicFileSink() override;
   Status Write(std::string_view bytes) override;
+  // Gives the new file exactly `mode` (no umask), e.g. that of the file it replaces.
+  Status SetMode(mode_t mode);
   Status Commit();
 
  private:

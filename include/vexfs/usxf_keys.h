@@ -80,17 +80,17 @@ struct VerifyReport {
 };
 
 // Structure, digests at options.level, the metadata of every KV section, then
-// signatures (see CheckSignatures; a signed file without a keyring fails).
+// signatures: with a keyring, at least one valid signature by a trusted key and
+// no invalid one claiming a trusted key (kPermissionDenied otherwise); a signed
+// file verified without a keyring fails too. Signatures are only ever checked
+// against a root this call has recomputed from the bytes.
 VerifyReport VerifyFile(const std::string& path, const VerifyOptions& options);
-// Checks the signatures of an already verified (kFull) file against `keyring`.
-// Fails when no signature is valid and trusted, or when any signature claiming a
-// trusted key is invalid.
-Status CheckSignatures(const FileSummary& summary, const Keyring& keyring,
-                       std::vector<SignatureCheck>* checks);
 
-// Adds a signature by `key` to the file at `path`: verifies it fully (sealing it
-// first if it is not sealed), then rewrites its footer atomically.
-// kAlreadyExists if `key` has already signed it.
+// Adds a signature by `key` to the file at `path`: a sealed file is verified fully;
+// an unsealed one is checked (fast checksums) and sealed. The footer is then
+// rewritten atomically, keeping the file's permissions, under an exclusive flock
+// so that concurrent signers each keep their signature. kAlreadyExists if `key`
+// has already signed it.
 Status SignFile(const std::string& path, const SigningKey& key);
 
 }  // namespace vexfs::usxf

@@ -67,8 +67,9 @@ struct KvCacheInfo {
   // heads, block hashes agree with tokens, ...). kInvalidArgument names the field.
   Status Validate() const;
   Metadata ToMetadata() const;
-  // Decodes and validates; kCorruption/kNotFound name the field; kNotSupported for
-  // an unknown critical field.
+  // Decodes and validates. kNotFound for a missing required field, kCorruption for
+  // a field of the wrong type, kInvalidArgument for a broken rule (each naming the
+  // field); kNotSupported for an unknown critical field or code.
   static Result<KvCacheInfo> FromMetadata(const Metadata& m);
   // From a section's header entry: metadata plus agreement with its shape
   // (rank 1, [ElementCount()]).

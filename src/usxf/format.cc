@@ -210,8 +210,8 @@ Result<Preamble> DecodePreamble(std::string_view bytes) {
   }
   p.flags = LoadLE<uint32_t>(b + 12);
   if (p.flags != 0) {
-    return Status::NotSupported("preamble: unknown required feature flags 0x" +
-                                HexOf(reinterpret_cast<const uint8_t*>(b + 12), 4));
+    return Status::NotSupported("preamble: unknown required feature flags " + std::to_string(p.flags) +
+                                " (this reader knows none)");
   }
   p.alignment = LoadLE<uint32_t>(b + 16);
   p.chunk_log2 = LoadLE<uint32_t>(b + 20);
@@ -238,15 +238,20 @@ Result<Preamble> DecodePreamble(std::string_view bytes) {
   if (p.section_entry_size < kSectionEntrySize || p.section_entry_size % 8 != 0 ||
       p.section_entry_size > 4096) {
     return Status::Corruption("preamble: section entry size " +
-                              std::to_string(p.section_entry_size) + " is invalid");
+                              std::to_string(p.section_entry_size) +
+                              " is not a multiple of 8 in [128, 4096]");
   }
   if (p.header_length > kMaxHeaderLength) {
     return Status::Corruption("preamble: header length " + std::to_string(p.header_length) +
                               " exceeds the 64 MiB limit");
   }
-  if (p.data_length > kMaxSectionLength * 2 || p.data_length % p.alignment != 0) {
+  if (p.data_length > kMaxSectionLength * 2) {
     return Status::Corruption("preamble: data length " + std::to_string(p.data_length) +
-                              " is absurd or not aligned");
+                              " exceeds the 32 TiB limit");
+  }
+  if (p.data_length % p.alignment != 0) {
+    return Status::Corruption("preamble: data length " + std::to_string(p.data_length) +
+                              " is not a multiple of the alignment");
   }
   return p;
 }
@@ -293,7 +298,7 @@ Status CheckSection(const SectionInfo& s, size_t index) {
   }
   if (s.shape.size() > kMaxRank) return Status::Corruption(who + ": rank exceeds 8");
   bool int8 = s.encoding == static_cast<uint32_t>(Encoding::kInt8Group);
-  if (KnownEncoding(s.encoding) && (int8 != (s.group_size != 0) || s.group_size > kMaxGroupSize)) {
+  if (s.group_size > kMaxGroupSize || (KnownEncoding(s.encoding) && int8 != (s.group_size != 0))) {
     return Status::Corruption(who + ": group size " + std::to_string(s.group_size) +
                               (int8 ? " must be in [1, 2^20] for int8_group"
                                     : " must be 0 without int8_group"));
@@ -422,9 +427,10 @@ Result<Footer> DecodeFooter(std::string_view bytes, size_t n) {
   if (LoadLE<uint32_t>(b + 8) != n) return Status::Corruption("footer: section count differs from header");
   uint32_t flags = LoadLE<uint32_t>(b + 12);
   uint32_t sigs = LoadLE<uint32_t>(b + 16);
-  if ((flags & ~kFooterSealedFlag) != 0 || LoadLE<uint32_t>(b + 20) != 0) {
-    return Status::Corruption("footer: unknown flags or reserved bits set");
+  if ((flags & ~kFooterSealedFlag) != 0) {
+    return Status::Corruption("footer: unknown flags " + std::to_string(flags));
   }
+  if (LoadLE<uint32_t>(b + 20) != 0) return Status::Corruption("footer: reserved field is not zero");
   Footer f;
   f.sealed = (flags & kFooterSealedFlag) != 0;
   if (sigs > kMaxSignatures || (sigs > 0 && !f.sealed)) {

@@ -1,9 +1,11 @@
 // File, descriptor and string sinks and sources for USXF streams.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <random>
 
 #include "common/file_util.h"
 #include "vexfs/usxf_io.h"
@@ -24,11 +26,17 @@ std::string DirOf(const std::string& path) {
 AtomicFileSink::AtomicFileSink(std::string path, std::string tmp, int fd)
     : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd) {}
 
-Result<std::unique_ptr<AtomicFileSink>> AtomicFileSink::Create(const std::string& path) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus("create " + tmp);
-  return std::unique_ptr<AtomicFileSink>(new AtomicFileSink(path, tmp, fd));
+Result<std::unique_ptr<AtomicFileSink>> AtomicFileSink::Create(const std::string& path, mode_t mode) {
+  // A name nobody can predict, created exclusively: a planted symlink or another
+  // writer of the same path can never receive these bytes.
+  std::random_device entropy;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(entropy());
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd >= 0) return std::unique_ptr<AtomicFileSink>(new AtomicFileSink(path, tmp, fd));
+    if (errno != EEXIST) return ErrnoStatus("create " + tmp);
+  }
+  return Status::IOError("cannot create a temporary file beside " + path);
 }
 
 AtomicFileSink::~AtomicFileSink() {
@@ -60,6 +68,11 @@ Status AtomicFileSink::Write(std::string_view bytes) {
   if (direct || buffer_.size() + bytes.size() > kBufferSize) VEXFS_RETURN_IF_ERROR(Flush());
   if (direct) return WriteAll(bytes);
   buffer_.append(bytes);
+  return Status::Ok();
+}
+
+Status AtomicFileSink::SetMode(mode_t mode) {
+  if (::fchmod(fd_, mode) != 0) return ErrnoStatus("chmod " + tmp_);
   return Status::Ok();
 }
 

@@ -70,6 +70,7 @@ Status WriteNewFile(const std::string& path, std::string_view bytes, mode_t mode
             ::fsync(fd) == 0;
   Status st = ok ? Status::Ok() : ErrnoStatus("write " + path);
   ::close(fd);
+  if (!st.ok()) ::unlink(path.c_str());  // a partial key must not block the next try
   return st;
 }
 
@@ -156,7 +157,7 @@ bool VerifySignature(const PublicKey& key, std::string_view message,
 
 Result<Keyring> Keyring::Load(const std::string& dir) {
   DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return Status::NotFound("keyring directory " + dir + " cannot be opened");
+  if (d == nullptr) return ErrnoStatus("keyring directory " + dir);
   std::vector<std::string> names;
   while (dirent* e = ::readdir(d)) {
     std::string name = e->d_name;

@@ -97,8 +97,10 @@ Status CheckTokens(const KvCacheInfo& kv) {
   for (int32_t p : kv.positions) {
     if (p < 0) return Bad("positions", "negative position " + std::to_string(p));
   }
+  // Compared without adding, so a hostile position_start cannot overflow the check.
   if (kv.positions_contiguous &&
-      (kv.position_start < 0 || kv.position_start + static_cast<int64_t>(kv.n_tokens()) - 1 > INT32_MAX)) {
+      (kv.position_start < 0 || kv.position_start > INT32_MAX ||
+       static_cast<int64_t>(kv.n_tokens()) > int64_t{INT32_MAX} - kv.position_start + 1)) {
     return Bad("position_start", "positions must lie in 0 .. 2^31-1");
   }
   if (kv.block_size == 0) return Bad("block_size", "must be at least 1");

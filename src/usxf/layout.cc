@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <system_error>
 #include <thread>
 
 #include "usxf/digests.h"
@@ -39,8 +40,16 @@ std::vector<std::vector<Digest>> HashLeaves(const ParsedFile& f, std::string_vie
           ChunkLeaf(file.substr(s.offset + at, std::min(chunk, s.stored_length - at)));
     }
   };
+  const size_t workers = std::min<size_t>({static_cast<size_t>(threads), jobs.size(),
+                                           std::max(1u, std::thread::hardware_concurrency())});
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  for (size_t t = 1; t < workers; ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had: the ones running (and this one) finish the jobs
+    }
+  }
   work();
   for (auto& t : pool) t.join();
   return leaves;

@@ -5,6 +5,7 @@
 #include <zstd.h>
 
 #include "usxf/format.h"
+#include "usxf/le.h"
 #include "vexfs/usxf_io.h"
 #include "vexfs/usxf_quant.h"
 
@@ -17,6 +18,7 @@ constexpr int kZstdLevel = 3;
 // uncompressed instead (docs/usxf.md, "Compression").
 constexpr uint64_t kMaxZstdRatio = 1024;
 constexpr uint64_t kZstdSlack = 1 << 20;
+constexpr uint32_t kZstdFrameMagic = 0xFD2FB528;
 
 bool IsBlob(const SectionInfo& s) { return s.kind == static_cast<uint32_t>(SectionKind::kBlob); }
 
@@ -37,6 +39,10 @@ Status Compress(std::string_view in, std::string* out) {
 
 Status Decompress(const SectionInfo& s, const std::string& who, std::string_view in,
                   std::string* out) {
+  // A skippable frame "declares" a content size of 0 and carries anything.
+  if (in.size() < 4 || LoadLE<uint32_t>(in.data()) != kZstdFrameMagic) {
+    return Status::Corruption(who + ": stored bytes are not a regular zstd frame");
+  }
   unsigned long long declared = ZSTD_getFrameContentSize(in.data(), in.size());
   if (declared != s.raw_length) {
     return Status::Corruption(who + ": zstd frame does not declare the raw length " +
@@ -61,7 +67,6 @@ Status Decompress(const SectionInfo& s, const std::string& who, std::string_view
 
 Status EncodeSection(const SectionData& data, SectionInfo* info, std::string* stored) {
   *info = data.info;
-  const std::string who = DescribeSection(*info, 0);
   std::string encoded;
   std::string_view payload = data.values;
   if (!IsBlob(*info) && info->encoding != static_cast<uint32_t>(Encoding::kNone)) {

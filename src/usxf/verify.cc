@@ -1,6 +1,7 @@
 // Whole-file verification with signatures checked against the receiver's keyring,
 // and adding a signature to an existing file.
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,13 +24,17 @@ class Mapping {
   static Result<std::unique_ptr<Mapping>> Open(const std::string& path) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return ErrnoStatus("open " + path);
+    auto m = FromFd(fd, path);
+    ::close(fd);
+    return m;
+  }
+  static Result<std::unique_ptr<Mapping>> FromFd(int fd, const std::string& path) {
     struct stat st;
-    int rc = ::fstat(fd, &st);
-    void* map = rc == 0 && st.st_size > 0
+    if (::fstat(fd, &st) != 0) return ErrnoStatus("stat " + path);
+    void* map = st.st_size > 0
                     ? ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0)
                     : nullptr;
-    ::close(fd);
-    if (rc != 0 || map == MAP_FAILED) return ErrnoStatus("map " + path);
+    if (map == MAP_FAILED) return ErrnoStatus("map " + path);
     auto m = std::unique_ptr<Mapping>(new Mapping);
     m->map_ = map;
     m->length_ = static_cast<size_t>(st.st_size);
@@ -44,6 +49,35 @@ class Mapping {
   Mapping() = default;
   void* map_ = nullptr;
   size_t length_ = 0;
+};
+
+// An exclusive flock on the file `path` names when the lock is granted: a
+// concurrent signer may have renamed a new file over it while this one waited,
+// and signing the old one would drop that signer's signature.
+class FileLock {
+ public:
+  static Result<std::unique_ptr<FileLock>> Acquire(const std::string& path) {
+    for (;;) {
+      int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) return ErrnoStatus("open " + path);
+      auto lock = std::unique_ptr<FileLock>(new FileLock(fd));
+      if (::flock(fd, LOCK_EX) != 0) return ErrnoStatus("lock " + path);
+      struct stat held, now;
+      if (::fstat(fd, &held) != 0) return ErrnoStatus("stat " + path);
+      if (::stat(path.c_str(), &now) == 0 && now.st_ino == held.st_ino && now.st_dev == held.st_dev) {
+        lock->mode_ = held.st_mode & 07777;
+        return lock;
+      }
+    }
+  }
+  ~FileLock() { ::close(fd_); }  // closing releases the lock
+  int fd() const { return fd_; }
+  mode_t mode() const { return mode_; }
+
+ private:
+  explicit FileLock(int fd) : fd_(fd) {}
+  int fd_;
+  mode_t mode_ = 0644;
 };
 
 // KV sections must mean something consistent (structure, block hashes over the
@@ -61,8 +95,8 @@ Status CheckKvSections(const FileSummary& s) {
   return Status::Ok();
 }
 
-}  // namespace
-
+// Signatures against `keyring`, over a root the caller has recomputed (a root read
+// from a footer and not checked proves nothing).
 Status CheckSignatures(const FileSummary& summary, const Keyring& keyring,
                        std::vector<SignatureCheck>* checks) {
   const std::string message = SignedMessage(summary.root);
@@ -95,6 +129,8 @@ Status CheckSignatures(const FileSummary& summary, const Keyring& keyring,
   return Status::PermissionDenied("signed only by keys outside the keyring (" + (*checks)[0].fingerprint +
                                   (checks->size() > 1 ? ", ..." : "") + ")");
 }
+
+}  // namespace
 
 VerifyReport VerifyFile(const std::string& path, const VerifyOptions& options) {
   VerifyReport report;
@@ -131,7 +167,8 @@ VerifyReport VerifyFile(const std::string& path, const VerifyOptions& options) {
 }
 
 Status SignFile(const std::string& path, const SigningKey& key) {
-  VEXFS_ASSIGN_OR_RETURN(auto mapping, Mapping::Open(path));
+  VEXFS_ASSIGN_OR_RETURN(auto lock, FileLock::Acquire(path));
+  VEXFS_ASSIGN_OR_RETURN(auto mapping, Mapping::FromFd(lock->fd(), path));
   std::string_view file = mapping->bytes();
   VEXFS_ASSIGN_OR_RETURN(ParsedFile parsed, ParseFile(file));
   FileSummary& s = parsed.summary;
@@ -141,18 +178,26 @@ Status SignFile(const std::string& path, const SigningKey& key) {
     }
   }
   if (s.signatures.size() >= kMaxSignatures) return Status::InvalidArgument(path + " already has 16 signatures");
-  // Sealing an unsealed file first: the fast checksums vouch for the bytes being
-  // the ones that were written before SHA-256 is computed over them.
-  VEXFS_RETURN_IF_ERROR(VerifySections(parsed, file, s.sealed ? VerifyLevel::kFull : VerifyLevel::kFast, 2));
   Footer footer;
   footer.sealed = true;
   footer.checksums = s.section_checksums;
-  ComputeDigests(parsed, file, 2, &footer.section_digests, &footer.header_digest);
+  if (s.sealed) {
+    // A full verification recomputes the root; the footer's digests then hold.
+    VEXFS_RETURN_IF_ERROR(VerifySections(parsed, file, VerifyLevel::kFull, 2));
+    footer.section_digests = s.section_digests;
+    footer.header_digest = s.header_digest;
+  } else {
+    // Sealing: the fast checksums vouch for the bytes being the ones that were
+    // written before SHA-256 is computed over them.
+    VEXFS_RETURN_IF_ERROR(VerifySections(parsed, file, VerifyLevel::kFast, 2));
+    ComputeDigests(parsed, file, 2, &footer.section_digests, &footer.header_digest);
+  }
   footer.root = RootOf(footer.header_digest, footer.section_digests);
   footer.signatures = s.signatures;
   VEXFS_ASSIGN_OR_RETURN(auto sig, key.Sign(SignedMessage(footer.root)));
   footer.signatures.push_back({1, key.public_key.raw, sig});
   VEXFS_ASSIGN_OR_RETURN(auto sink, AtomicFileSink::Create(path));
+  VEXFS_RETURN_IF_ERROR(sink->SetMode(lock->mode()));
   VEXFS_RETURN_IF_ERROR(sink->Write(file.substr(0, s.footer_offset)));
   VEXFS_RETURN_IF_ERROR(sink->Write(EncodeFooter(footer)));
   return sink->Commit();

@@ -335,6 +335,19 @@ TEST(UsxfRoundTripTest, LargeSectionsThroughAFileVerifyByMapAndStream) {
 namespace vexfs::usxf {
 namespace {
 
+TEST(UsxfRoundTripTest, KvPositionsMustFitInt32WithoutOverflowingTheCheck) {
+  KvCacheInfo kv = test::SmallKv(1, 2);
+  kv.position_start = INT64_MAX;
+  EXPECT_CODE(kv.Validate(), StatusCode::kInvalidArgument);
+  kv.position_start = INT32_MAX;
+  EXPECT_CODE(kv.Validate(), StatusCode::kInvalidArgument);
+  kv.position_start = INT32_MAX - 1;
+  EXPECT_OK(kv.Validate());
+  kv.positions_contiguous = false;
+  kv.positions = {3, -1};
+  EXPECT_CODE(kv.Validate(), StatusCode::kInvalidArgument);
+}
+
 TEST(UsxfRoundTripTest, WriterRefusesKvSectionsItsReadersWouldNotRestore) {
   KvCacheInfo kv = test::SmallKv(2, 4);
   SectionInfo s = KvSection("kv", kv, DType::kF16);

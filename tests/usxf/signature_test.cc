@@ -4,10 +4,14 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <xxhash.h>
+
 #include <fstream>
+#include <thread>
 
 #include "common/file_util.h"
 #include "test_util.h"
+#include "usxf/le.h"
 #include "usxf/usxf_test_util.h"
 #include "vexfs/usxf.h"
 #include "vexfs/usxf_io.h"
@@ -132,7 +136,7 @@ TEST_F(UsxfSignatureTest, SignFileSealsAndAddsSignatures) {
   EXPECT_EQ(*notes, "what I learned about retries: back off, then give up.");
 }
 
-TEST_F(UsxfSignatureTest, SignatureByTrustedKeyOverDamagedRootIsRefused) {
+TEST_F(UsxfSignatureTest, DamagedSignatureByATrustedKeyIsRefused) {
   test::SampleOptions o;
   o.signers = {&alice_};
   std::string file = test::SampleFile(o);
@@ -145,6 +149,45 @@ TEST_F(UsxfSignatureTest, SignatureByTrustedKeyOverDamagedRootIsRefused) {
   test::ResealFooter(&forged);
   VerifyReport r = Verify(Write("d.usxf", forged), &keyring_);
   EXPECT_CODE(r.status, StatusCode::kPermissionDenied);
+  EXPECT_NE(r.status.message().find("does not verify"), std::string::npos) << r.status.ToString();
+}
+
+TEST_F(UsxfSignatureTest, ARootThatDoesNotMatchTheDigestsIsRefused) {
+  test::SampleOptions o;
+  o.signers = {&alice_};
+  std::string file = test::SampleFile(o);
+  // Change the root in the footer and repair only the footer's checksum.
+  const size_t n = 3, root_at = file.size() - 24 - 104 - 32;
+  ASSERT_EQ(root_at, file.size() - 24 - 104 - 32);
+  (void)n;
+  file[root_at] = static_cast<char>(file[root_at] ^ 1);
+  const size_t sum_at = file.size() - 16;
+  StoreLE<uint64_t>(file.data() + sum_at, XXH3_64bits(file.data() + (file.size() - LoadLE<uint64_t>(file.data() + file.size() - 24)),
+                                                      sum_at - (file.size() - LoadLE<uint64_t>(file.data() + file.size() - 24))));
+  VerifyReport r = Verify(Write("r.usxf", file), &keyring_);
+  EXPECT_CODE(r.status, StatusCode::kCorruption);
+  EXPECT_NE(r.status.message().find("Merkle root does not match"), std::string::npos) << r.status.ToString();
+}
+
+TEST_F(UsxfSignatureTest, ConcurrentSignersBothKeepTheirSignatures) {
+  std::string path = Write("c.usxf", test::SampleFile());
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  for (int round = 0; round < 5; ++round) {
+    std::string p = Write("c" + std::to_string(round) + ".usxf", test::SampleFile());
+    Status a, b;
+    std::thread t([&] { a = SignFile(p, alice_); });
+    b = SignFile(p, mallory_);
+    t.join();
+    ASSERT_OK(a);
+    ASSERT_OK(b);
+    auto m = MappedFile::Open(p);
+    ASSERT_TRUE(m.ok());
+    EXPECT_EQ((*m)->summary().signatures.size(), 2u) << "round " << round;
+  }
+  ASSERT_OK(SignFile(path, alice_));
+  struct stat st;
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u) << "signing keeps the file's permissions";
 }
 
 TEST_F(UsxfSignatureTest, KeysRoundTripThroughFilesAndBadKeysAreNamed) {
