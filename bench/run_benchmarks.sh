@@ -17,6 +17,11 @@
 #                  tmpfs, all on /dev/shm), keeping the other results
 #   --only store   rerun only the store benchmarks (snapshots against git,
 #                  throughput against plain files, dedup), keeping the others
+#   --only usxf    rerun only the USXF container benchmark (its files live on
+#                  /dev/shm), keeping the others
+#
+# --only needs an earlier full run's results in DIR/results: the page is rendered
+# from all of them.
 #
 # A full run takes about 40 minutes on 2 cores: the 1M-vector search set is most
 # of it (building two HNSW graphs), then the store's 100k-file case (writing and
@@ -38,17 +43,23 @@ while [[ $# -gt 0 ]]; do
     --output) OUTPUT=$2; shift 2 ;;
     --render-only) RENDER_ONLY=1; shift ;;
     --only) ONLY=$2; shift 2 ;;
-    *) echo "usage: $0 [--dir DIR] [--quick] [--output FILE] [--render-only] [--only search|mount]" >&2
+    *) echo "usage: $0 [--dir DIR] [--quick] [--output FILE] [--render-only]" \
+            "[--only search|mount|store|usxf]" >&2
        exit 2 ;;
   esac
 done
-if [[ -n $ONLY && $ONLY != search && $ONLY != mount && $ONLY != store ]]; then
-  echo "$0: --only takes search, mount or store, not '$ONLY'" >&2
+if [[ -n $ONLY && $ONLY != search && $ONLY != mount && $ONLY != store && $ONLY != usxf ]]; then
+  echo "$0: --only takes search, mount, store or usxf, not '$ONLY'" >&2
   exit 2
 fi
 
 RESULTS="$DIR/results"
 COMMANDS=()
+# A partial rerun keeps the rest of a full run's results, so there must be one.
+if [[ -n $ONLY && ! -f $RESULTS/run.env ]]; then
+  echo "$0: --only $ONLY needs the results of a full run in $RESULTS; run without --only first" >&2
+  exit 2
+fi
 
 # Runs one benchmark: its table to the terminal, its JSON line and markdown kept.
 # NAME may carry a label (search_bench:fashion) when one program runs several times.
@@ -101,6 +112,7 @@ measure() {
     search) clear_search_results ;;
     mount) clear_mount_results ;;
     store) clear_store_results ;;
+    usxf) clear_usxf_results ;;
     *) clear_scratch ;;
   esac
   cleared=$(date +%s)
@@ -111,17 +123,22 @@ measure() {
   echo "== building Release in $BUILD" >&2
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DVEXFS_BUILD_TESTS=OFF -DVEXFS_BUILD_BENCH=ON >/dev/null
-  ninja -C "$BUILD" -j2 snapshot_bench throughput_bench dedup_bench search_bench mount_bench \
-    passthrough_ll >&2
-  # The CLI column is optional: the snapshot benchmark checks the binary works.
-  if ! ninja -C "$BUILD" -j2 vexfs >&2; then
-    echo "== the vexfs CLI did not build; its column will be skipped" >&2
+  if [[ $ONLY == usxf ]]; then
+    ninja -C "$BUILD" -j2 usxf_bench >&2
+  else
+    ninja -C "$BUILD" -j2 snapshot_bench throughput_bench dedup_bench search_bench mount_bench \
+      passthrough_ll usxf_bench >&2
+    # The CLI column is optional: the snapshot benchmark checks the binary works.
+    if ! ninja -C "$BUILD" -j2 vexfs >&2; then
+      echo "== the vexfs CLI did not build; its column will be skipped" >&2
+    fi
+    settle_after_delete "$cleared"  # the USXF benchmark alone deletes nothing in $DIR
   fi
 
-  settle_after_delete "$cleared"
   if [[ -z $ONLY || $ONLY == store ]]; then run_store_benches; fi
   if [[ -z $ONLY || $ONLY == search ]]; then run_search_benches; fi
   if [[ -z $ONLY || $ONLY == mount ]]; then run_mount_bench; fi
+  if [[ -z $ONLY || $ONLY == usxf ]]; then run_usxf_bench; fi
 
   discard_data
 
@@ -135,6 +152,7 @@ measure() {
   rm -f "$RESULTS"/search.env "$RESULTS"/search_commands.txt
   rm -f "$RESULTS"/mount.env "$RESULTS"/mount_commands.txt
   rm -f "$RESULTS"/store.env "$RESULTS"/store_commands.txt
+  rm -f "$RESULTS"/usxf.env "$RESULTS"/usxf_commands.txt
   {
     echo "ELAPSED=$(( $(date +%s) - start ))"
     echo "DATE='$(date -u '+%Y-%m-%d %H:%M UTC')'"
@@ -175,6 +193,20 @@ run_mount_bench() {
   echo "== mount_bench" >&2
   "${cmd[@]}" | tee "$RESULTS/mount_bench.out" >&2
   grep "^{" "$RESULTS/mount_bench.out" >>"$RESULTS/results.jsonl"
+}
+
+# The USXF container against memcpy, and its transfer encodings. Its files live on
+# /dev/shm, not in $DIR: writing and mapping them should cost memory, not a disk.
+run_usxf_bench() {
+  local args=(--sizes-mb "50,500" --reps "5,3" --kv-elements 8388608 --codec-reps 3 --sign-ops 2000)
+  if [[ $QUICK == 1 ]]; then
+    args=(--sizes-mb "8,32" --reps "3,2" --kv-elements 1048576 --codec-reps 1 --sign-ops 200)
+  fi
+  local cmd=("$BUILD/bench/usxf_bench" "${args[@]}" --markdown "$RESULTS/usxf_bench.md")
+  COMMANDS+=("${cmd[*]//"$ROOT"\//}")
+  echo "== usxf_bench" >&2
+  "${cmd[@]}" | tee "$RESULTS/usxf_bench.out" >&2
+  grep "^{" "$RESULTS/usxf_bench.out" >>"$RESULTS/results.jsonl"
 }
 
 # The store benchmarks of a full run (not rerun by --only search).
@@ -225,7 +257,17 @@ clear_mount_results() {
   fi
 }
 
-# Records a partial rerun (PART is search, mount or store): when, how long, under what load.
+# Removes the USXF results of an earlier run, keeping the rest.
+clear_usxf_results() {
+  mkdir -p "$RESULTS"
+  rm -f "$RESULTS"/usxf_bench.* "$RESULTS/usxf.env"
+  if [[ -f $RESULTS/results.jsonl ]]; then
+    grep -v '^{"bench":"usxf"' "$RESULTS/results.jsonl" >"$RESULTS/results.tmp" || true
+    mv "$RESULTS/results.tmp" "$RESULTS/results.jsonl"
+  fi
+}
+
+# Records a partial rerun (PART is search, mount, store or usxf): when, how long, under what load.
 write_partial_env() {
   local part=$1 prefix
   prefix=$(echo "$part" | tr '[:lower:]' '[:upper:]')
@@ -252,7 +294,7 @@ render() {
   local fstype cpu
   # shellcheck disable=SC1091
   source "$RESULTS/run.env"
-  for part in store search mount; do
+  for part in store search mount usxf; do
     if [[ -f $RESULTS/$part.env ]]; then
       # shellcheck disable=SC1090
       source "$RESULTS/$part.env"
@@ -293,13 +335,18 @@ render() {
            "$MOUNT_DATE in $((MOUNT_ELAPSED / 60)) min $((MOUNT_ELAPSED % 60)) s, load" \
            "average $MOUNT_LOAD (start / end)"
     fi
+    if [[ -n ${USXF_DATE:-} ]]; then
+      echo "- The USXF benchmark was rerun alone with \`$USXF_INVOCATION\` on" \
+           "$USXF_DATE in $((USXF_ELAPSED / 60)) min $((USXF_ELAPSED % 60)) s, load" \
+           "average $USXF_LOAD (start / end)"
+    fi
     echo
     echo "Reproduce with \`$INVOCATION\` from the repository root. It ran:"
     echo
     echo '```'
     # A partial rerun's commands replace those of the full run.
     local exclude=()
-    for part in search mount; do
+    for part in search mount usxf; do
       if [[ -f $RESULTS/${part}_commands.txt ]]; then exclude+=(-e "${part}_bench"); fi
     done
     if [[ -f $RESULTS/store_commands.txt ]]; then
@@ -310,7 +357,7 @@ render() {
     else
       cat "$RESULTS/commands.txt"
     fi
-    for part in store search mount; do
+    for part in store search mount usxf; do
       if [[ -f $RESULTS/${part}_commands.txt ]]; then cat "$RESULTS/${part}_commands.txt"; fi
     done
     echo '```'
@@ -320,6 +367,10 @@ render() {
       "$RESULTS/search_bench_100k.md" "$RESULTS/search_bench_1m.md"
     if [[ -f $RESULTS/mount_bench.md ]]; then
       cat "$ROOT/bench/mount_intro.md" "$RESULTS/mount_bench.md"
+    fi
+    if [[ -f $RESULTS/usxf_bench.md ]]; then
+      echo
+      cat "$RESULTS/usxf_bench.md"
     fi
     cat "$ROOT/bench/interpretation.md"
     echo
