@@ -85,21 +85,29 @@ Result<ParsedFile> ParseFile(std::string_view file) {
     return Status::Corruption("padding after the header is not zero");
   }
   VEXFS_ASSIGN_OR_RETURN(Footer footer, DecodeFooter(file.substr(p.FooterOffset()), s.sections.size()));
-  s.major = p.major;
-  s.minor = p.minor;
-  s.alignment = p.alignment;
-  s.chunk_log2 = p.chunk_log2;
-  s.header_length = p.header_length;
-  s.data_offset = p.DataOffset();
-  s.footer_offset = p.FooterOffset();
+  SummarisePreamble(p, &s);
+  SummariseFooter(std::move(footer), &s);
   s.file_length = file.size();
-  s.section_checksums = std::move(footer.checksums);
-  s.sealed = footer.sealed;
-  s.section_digests = std::move(footer.section_digests);
-  s.header_digest = footer.header_digest;
-  s.root = footer.root;
-  s.signatures = std::move(footer.signatures);
   return f;
+}
+
+void SummarisePreamble(const Preamble& p, FileSummary* s) {
+  s->major = p.major;
+  s->minor = p.minor;
+  s->alignment = p.alignment;
+  s->chunk_log2 = p.chunk_log2;
+  s->header_length = p.header_length;
+  s->data_offset = p.DataOffset();
+  s->footer_offset = p.FooterOffset();
+}
+
+void SummariseFooter(Footer footer, FileSummary* s) {
+  s->section_checksums = std::move(footer.checksums);
+  s->sealed = footer.sealed;
+  s->section_digests = std::move(footer.section_digests);
+  s->header_digest = footer.header_digest;
+  s->root = footer.root;
+  s->signatures = std::move(footer.signatures);
 }
 
 Status CompareChecksum(const FileSummary& s, size_t i, const Xxh128& computed) {

@@ -19,6 +19,10 @@ struct ParsedFile {
 // read section contents. Errors name the part ("preamble: ...", "footer: ...").
 Result<ParsedFile> ParseFile(std::string_view file);
 
+// Copy what the preamble and the footer say into a summary.
+void SummarisePreamble(const Preamble& p, FileSummary* s);
+void SummariseFooter(Footer footer, FileSummary* s);
+
 // Section contents: checksums and zero padding (kFast), then the Merkle tree
 // (kFull). The first damaged section is named.
 Status VerifySections(const ParsedFile& f, std::string_view file, VerifyLevel level, int threads);

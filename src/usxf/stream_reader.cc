@@ -92,13 +92,7 @@ Result<std::unique_ptr<StreamReader>> StreamReader::Open(ByteSource* source, Ver
   FileSummary& s = st->summary;
   VEXFS_RETURN_IF_ERROR(DecodeHeader(p, st->header_bytes, &s.sections, &s.file_metadata));
   VEXFS_RETURN_IF_ERROR(st->ReadZeros(p.DataOffset() - st->position, "padding after the header"));
-  s.major = p.major;
-  s.minor = p.minor;
-  s.alignment = p.alignment;
-  s.chunk_log2 = p.chunk_log2;
-  s.header_length = p.header_length;
-  s.data_offset = p.DataOffset();
-  s.footer_offset = p.FooterOffset();
+  SummarisePreamble(p, &s);
   return std::unique_ptr<StreamReader>(new StreamReader(std::move(st)));
 }
 
@@ -131,12 +125,7 @@ Status StreamReader::ReadAll(const std::function<Status(size_t, std::string_view
   VEXFS_ASSIGN_OR_RETURN(size_t trailing, st.source->Read(&extra, 1));
   if (trailing != 0) return Status::Corruption("unexpected bytes after the footer");
   s.file_length = st.position;
-  s.section_checksums = std::move(footer.checksums);
-  s.sealed = footer.sealed;
-  s.section_digests = std::move(footer.section_digests);
-  s.header_digest = footer.header_digest;
-  s.root = footer.root;
-  s.signatures = std::move(footer.signatures);
+  SummariseFooter(std::move(footer), &s);
   for (size_t i = 0; i < checksums.size(); ++i) VEXFS_RETURN_IF_ERROR(CompareChecksum(s, i, checksums[i]));
   if (st.level == VerifyLevel::kFast) return Status::Ok();
   if (!s.sealed) return Status::InvalidArgument("the file is not sealed (no SHA-256 Merkle root); only a fast check is possible");
