@@ -294,13 +294,15 @@ TEST(UsxfDamageTest, CompressionBombsAndExtraFramesAreRefusedBeforeAllocating) {
   one.resize(ZSTD_compress(one.data(), one.size(), text.data(), text.size(), 3));
   std::string empty(64, '\0');
   empty.resize(ZSTD_compress(empty.data(), empty.size(), "", 0, 3));
-  auto two = MappedFile::FromBytes(WithZstdSection(one + empty, text.size()));
+  const std::string two_frames = WithZstdSection(one + empty, text.size());  // FromBytes only views it
+  auto two = MappedFile::FromBytes(two_frames);
   ASSERT_TRUE(two.ok());
   st = (*two)->Values(0, &storage).status();
   EXPECT_NE(st.message().find("one frame"), std::string::npos) << st.ToString();
   // A skippable frame declares no content and may carry anything.
   std::string skippable("\x50\x2a\x4d\x18\x05\x00\x00\x00HELLO", 13);
-  auto skip = MappedFile::FromBytes(WithZstdSection(skippable, 0));
+  const std::string skip_file = WithZstdSection(skippable, 0);
+  auto skip = MappedFile::FromBytes(skip_file);
   ASSERT_TRUE(skip.ok());
   st = (*skip)->Values(0, &storage).status();
   EXPECT_NE(st.message().find("not a regular zstd frame"), std::string::npos) << st.ToString();
