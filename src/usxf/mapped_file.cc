@@ -1,49 +1,24 @@
 // MappedFile: a USXF file mapped read-only; sections are handed out in place.
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "common/file_util.h"
 #include "usxf/layout.h"
+#include "usxf/mapping.h"
 #include "usxf/section_codec.h"
 #include "vexfs/usxf.h"
 
 namespace vexfs::usxf {
 
 struct MappedFile::State {
-  void* map = nullptr;
-  size_t map_length = 0;
+  std::unique_ptr<Mapping> mapping;  // null for FromBytes
   std::string_view file;
   ParsedFile parsed;
-  ~State() {
-    if (map != nullptr) ::munmap(map, map_length);
-  }
 };
 
 MappedFile::MappedFile(std::unique_ptr<State> state) : state_(std::move(state)) {}
 MappedFile::~MappedFile() = default;
 
 Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("open " + path);
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    Status s = ErrnoStatus("stat " + path);
-    ::close(fd);
-    return s;
-  }
   auto state = std::make_unique<State>();
-  state->map_length = static_cast<size_t>(st.st_size);
-  if (state->map_length > 0) {
-    state->map = ::mmap(nullptr, state->map_length, PROT_READ, MAP_SHARED, fd, 0);
-  }
-  ::close(fd);
-  if (state->map == MAP_FAILED) {
-    state->map = nullptr;
-    return ErrnoStatus("mmap " + path);
-  }
-  state->file = std::string_view(static_cast<const char*>(state->map), state->map_length);
+  VEXFS_ASSIGN_OR_RETURN(state->mapping, Mapping::Open(path));
+  state->file = state->mapping->bytes();
   auto parsed = ParseFile(state->file);
   if (!parsed.ok()) return parsed.status().WithContext(path);
   state->parsed = std::move(parsed).value();

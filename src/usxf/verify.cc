@@ -2,13 +2,13 @@
 // and adding a signature to an existing file.
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/file_util.h"
 #include "usxf/digests.h"
 #include "usxf/layout.h"
+#include "usxf/mapping.h"
 #include "vexfs/usxf_io.h"
 #include "vexfs/usxf_keys.h"
 #include "vexfs/usxf_kv.h"
@@ -17,39 +17,6 @@ namespace vexfs::usxf {
 namespace {
 
 std::string Fingerprint(const std::array<uint8_t, 32>& raw) { return PublicKey{raw}.Fingerprint(); }
-
-// A read-only mapping of a whole file, unmapped on scope exit.
-class Mapping {
- public:
-  static Result<std::unique_ptr<Mapping>> Open(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return ErrnoStatus("open " + path);
-    auto m = FromFd(fd, path);
-    ::close(fd);
-    return m;
-  }
-  static Result<std::unique_ptr<Mapping>> FromFd(int fd, const std::string& path) {
-    struct stat st;
-    if (::fstat(fd, &st) != 0) return ErrnoStatus("stat " + path);
-    void* map = st.st_size > 0
-                    ? ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0)
-                    : nullptr;
-    if (map == MAP_FAILED) return ErrnoStatus("map " + path);
-    auto m = std::unique_ptr<Mapping>(new Mapping);
-    m->map_ = map;
-    m->length_ = static_cast<size_t>(st.st_size);
-    return m;
-  }
-  ~Mapping() {
-    if (map_ != nullptr) ::munmap(map_, length_);
-  }
-  std::string_view bytes() const { return {static_cast<const char*>(map_), length_}; }
-
- private:
-  Mapping() = default;
-  void* map_ = nullptr;
-  size_t length_ = 0;
-};
 
 // An exclusive flock on the file `path` names when the lock is granted: a
 // concurrent signer may have renamed a new file over it while this one waited,

@@ -55,20 +55,6 @@ struct Values {
   }
 };
 
-SectionData Tensor(const std::string& name, const std::string& bytes, DType dtype,
-                   std::vector<uint64_t> shape, Encoding e = Encoding::kNone, uint32_t group = 0,
-                   Compression c = Compression::kNone) {
-  SectionData s{{}, bytes};
-  s.info.name = name;
-  s.info.kind = static_cast<uint32_t>(SectionKind::kTensor);
-  s.info.dtype = static_cast<uint32_t>(dtype);
-  s.info.encoding = static_cast<uint32_t>(e);
-  s.info.group_size = group;
-  s.info.compression = static_cast<uint32_t>(c);
-  s.info.shape = std::move(shape);
-  return s;
-}
-
 std::vector<Golden> GoldenFiles(const Values& v) {
   std::vector<Golden> out;
   Golden blob{"blob.usxf", {SectionData{{}, v.text}}, {}, {}, false};
@@ -79,12 +65,12 @@ std::vector<Golden> GoldenFiles(const Values& v) {
 
   Golden tensors{"tensors.usxf", {}, {}, {}, false};
   tensors.options.alignment = 128;
-  tensors.sections = {Tensor("f32", v.f32, DType::kF32, {2, 3}),
-                      Tensor("as_f16", v.f32, DType::kF32, {2, 3}, Encoding::kF16),
-                      Tensor("as_bf16", v.f32, DType::kF32, {6}, Encoding::kBF16),
-                      Tensor("as_int8", v.f32, DType::kF32, {6}, Encoding::kInt8Group, 4,
+  tensors.sections = {test::TensorSection("f32", v.f32, DType::kF32, {2, 3}),
+                      test::TensorSection("as_f16", v.f32, DType::kF32, {2, 3}, Encoding::kF16),
+                      test::TensorSection("as_bf16", v.f32, DType::kF32, {6}, Encoding::kBF16),
+                      test::TensorSection("as_int8", v.f32, DType::kF32, {6}, Encoding::kInt8Group, 4,
                              Compression::kZstd),
-                      Tensor("bytes", v.u8, DType::kU8, {6})};
+                      test::TensorSection("bytes", v.u8, DType::kU8, {6})};
   out.push_back(tensors);
 
   Golden kv{"kv_signed.usxf", {SectionData{KvSection("kv", v.kv, DType::kF16), v.kv_f16}}, {}, {}, true};

@@ -67,20 +67,6 @@ std::string RoundTrip(const SectionData& section, uint32_t alignment = 64) {
   return std::string(*values);
 }
 
-SectionData Tensor(const std::string& bytes, DType dtype, std::vector<uint64_t> shape,
-                   Encoding encoding = Encoding::kNone, Compression compression = Compression::kNone,
-                   uint32_t group = 0) {
-  SectionData s{{}, bytes};
-  s.info.name = "t";
-  s.info.kind = static_cast<uint32_t>(SectionKind::kTensor);
-  s.info.dtype = static_cast<uint32_t>(dtype);
-  s.info.encoding = static_cast<uint32_t>(encoding);
-  s.info.compression = static_cast<uint32_t>(compression);
-  s.info.group_size = group;
-  s.info.shape = std::move(shape);
-  return s;
-}
-
 TEST(UsxfRoundTripTest, EveryDTypeUnencodedIsBitExact) {
   for (uint32_t d = 1; d <= static_cast<uint32_t>(DType::kQ8_0); ++d) {
     for (auto compression : {Compression::kNone, Compression::kZstd}) {
@@ -89,7 +75,7 @@ TEST(UsxfRoundTripTest, EveryDTypeUnencodedIsBitExact) {
       const uint64_t n = 96;  // a multiple of 32 for q8_0
       const size_t bytes = dtype == DType::kQ8_0 ? n / 32 * 34 : n * DTypeSize(dtype);
       const std::string values = vexfs::test::RandomBytes(d, bytes);
-      EXPECT_EQ(RoundTrip(Tensor(values, dtype, {3, 32}, Encoding::kNone, compression)), values);
+      EXPECT_EQ(RoundTrip(test::TensorSection("t", values, dtype, {3, 32}, Encoding::kNone, 0, compression)), values);
     }
   }
 }
@@ -134,7 +120,7 @@ TEST(UsxfRoundTripTest, EveryEncodingDecodesWithinItsDocumentedBound) {
       SCOPED_TRACE(std::string(EncodingName(static_cast<uint32_t>(e))) + " " +
                    CompressionName(static_cast<uint32_t>(c)));
       const uint32_t group = e == Encoding::kInt8Group ? 32 : 0;
-      std::string out = RoundTrip(Tensor(Pack(values), DType::kF32, {values.size()}, e, c, group));
+      std::string out = RoundTrip(test::TensorSection("t", Pack(values), DType::kF32, {values.size()}, e, group, c));
       ExpectWithinBounds(values, test::Unpack<float>(out), e, group);
     }
   }
@@ -145,8 +131,7 @@ TEST(UsxfRoundTripTest, HalfPrecisionSourcesDecodeBackToTheirDType) {
   std::vector<uint16_t> halves(floats.size());
   for (size_t i = 0; i < floats.size(); ++i) halves[i] = F32ToF16(floats[i]);
   // f16 values carried as int8 come back as f16 within the int8 bound.
-  std::string out = RoundTrip(Tensor(Pack(halves), DType::kF16, {256}, Encoding::kInt8Group,
-                                     Compression::kNone, 64));
+  std::string out = RoundTrip(test::TensorSection("t", Pack(halves), DType::kF16, {256}, Encoding::kInt8Group, 64));
   std::vector<uint16_t> back = test::Unpack<uint16_t>(out);
   ASSERT_EQ(back.size(), halves.size());
   std::vector<float> in(256), got(256);
@@ -158,7 +143,7 @@ TEST(UsxfRoundTripTest, HalfPrecisionSourcesDecodeBackToTheirDType) {
   for (size_t i = 0; i < 256; ++i) EXPECT_LE(std::fabs(got[i] - in[i]), 0.1f) << i;
   // bf16 values carried as f16 (exactly representable ones) come back exactly.
   std::vector<uint16_t> bf = {F32ToBF16(1.5f), F32ToBF16(-2.0f), F32ToBF16(0.25f)};
-  out = RoundTrip(Tensor(Pack(bf), DType::kBF16, {3}, Encoding::kF16));
+  out = RoundTrip(test::TensorSection("t", Pack(bf), DType::kBF16, {3}, Encoding::kF16));
   EXPECT_EQ(test::Unpack<uint16_t>(out), bf);
 }
 
@@ -251,14 +236,14 @@ TEST(UsxfRoundTripTest, WriterRefusesBadPlansNamingTheSection) {
 TEST(UsxfRoundTripTest, ValuesThatCannotBeCarriedAreRefusedWithTheirIndex) {
   std::vector<float> v = {1.0f, 2.0f, 70000.0f};
   std::string bytes = Pack(v);  // SectionData only views its values
-  SectionData s = Tensor(bytes, DType::kF32, {3}, Encoding::kF16);
+  SectionData s = test::TensorSection("t", bytes, DType::kF32, {3}, Encoding::kF16);
   StringSink sink;
   Status st = WriteFile(&sink, {s}, Metadata());
   EXPECT_CODE(st, StatusCode::kInvalidArgument);
   EXPECT_NE(st.message().find("element 2"), std::string::npos) << st.ToString();
   v[2] = std::nanf("");
   bytes = Pack(v);
-  s = Tensor(bytes, DType::kF32, {3}, Encoding::kInt8Group, Compression::kNone, 2);
+  s = test::TensorSection("t", bytes, DType::kF32, {3}, Encoding::kInt8Group, 2);
   st = WriteFile(&sink, {s}, Metadata());
   EXPECT_CODE(st, StatusCode::kInvalidArgument);
   EXPECT_NE(st.message().find("not finite"), std::string::npos) << st.ToString();

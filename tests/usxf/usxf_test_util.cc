@@ -24,6 +24,20 @@ std::vector<float> RandomFloats(size_t n, uint64_t seed, float stddev) {
   return v;
 }
 
+SectionData TensorSection(const std::string& name, std::string_view values, DType dtype,
+                          std::vector<uint64_t> shape, Encoding encoding, uint32_t group_size,
+                          Compression compression) {
+  SectionData s{{}, values};
+  s.info.name = name;
+  s.info.kind = static_cast<uint32_t>(SectionKind::kTensor);
+  s.info.dtype = static_cast<uint32_t>(dtype);
+  s.info.encoding = static_cast<uint32_t>(encoding);
+  s.info.group_size = group_size;
+  s.info.compression = static_cast<uint32_t>(compression);
+  s.info.shape = std::move(shape);
+  return s;
+}
+
 KvCacheInfo SmallKv(uint32_t layers, uint32_t tokens) {
   KvCacheInfo kv;
   kv.arch = "qwen2";
@@ -55,12 +69,7 @@ std::string SampleFile(const SampleOptions& options) {
 
   SectionData blob{{}, notes};
   blob.info.name = "notes";
-  SectionData tensor{{}, weights_bytes};
-  tensor.info.name = "weights";
-  tensor.info.kind = static_cast<uint32_t>(SectionKind::kTensor);
-  tensor.info.dtype = static_cast<uint32_t>(DType::kF32);
-  tensor.info.encoding = static_cast<uint32_t>(Encoding::kF16);
-  tensor.info.shape = {6, 8};
+  SectionData tensor = TensorSection("weights", weights_bytes, DType::kF32, {6, 8}, Encoding::kF16);
   SectionData kv_section{KvSection("kv", kv, DType::kF16), kv_bytes};
   if (options.compress) {
     for (SectionData* s : {&blob, &tensor, &kv_section}) s->info.compression = static_cast<uint32_t>(Compression::kZstd);

@@ -29,6 +29,11 @@ std::vector<T> Unpack(std::string_view b) {
 // Normal values with a spread of magnitudes, from a seed.
 std::vector<float> RandomFloats(size_t n, uint64_t seed, float stddev = 1.0f);
 
+// A tensor section named `name` over `values` (which must outlive it).
+SectionData TensorSection(const std::string& name, std::string_view values, DType dtype,
+                          std::vector<uint64_t> shape, Encoding encoding = Encoding::kNone,
+                          uint32_t group_size = 0, Compression compression = Compression::kNone);
+
 // A small KV cache description: `layers` layers of 4 heads / 2 KV heads, head dim
 // 8, `tokens` tokens, block size 4, block hashes filled in.
 KvCacheInfo SmallKv(uint32_t layers, uint32_t tokens);
