@@ -14,7 +14,11 @@ PACKAGES=(
   fuse3 libfuse3-dev
   python3 xxhash zstd openssl
   clang-14 libclang-rt-14-dev
+  iproute2
 )
+# llama.cpp comes from the npm registry (scripts/fetch_llama.sh); Debian's nodejs
+# and npm are installed only where no npm is on the machine already.
+if ! command -v npm >/dev/null; then PACKAGES+=(nodejs npm); fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
@@ -25,12 +29,12 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#PACKAGES[@]} packages present"
-  exit 0
+else
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "setup: installing ${missing[*]}"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+"$(dirname "$0")/fetch_llama.sh"
 echo "setup: done"

@@ -85,6 +85,9 @@ struct VerifyReport {
 // file verified without a keyring fails too. Signatures are only ever checked
 // against a root this call has recomputed from the bytes.
 VerifyReport VerifyFile(const std::string& path, const VerifyOptions& options);
+// The same over a whole file's bytes held in memory: what a reader uses when the
+// file on disk could change between verifying and using it.
+VerifyReport VerifyBytes(std::string_view file, const VerifyOptions& options);
 
 // Adds a signature by `key` to the file at `path`: a sealed file is verified fully;
 // an unsealed one is checked (fast checksums) and sealed. The footer is then

@@ -50,6 +50,10 @@ struct KvCacheInfo {
   uint32_t block_size = 16;            // tokens per chained block hash
   std::vector<Digest> block_hashes;    // ceil(n_tokens / block_size)
   std::string runtime;                 // optional: "llama.cpp b6000"
+  // Walsh-Hadamard rotation the stored K / V carry: each run of this many
+  // consecutive elements of a head is H·x (H orthonormal Sylvester). 0 = none.
+  uint32_t k_rotation = 0;
+  uint32_t v_rotation = 0;
 
   uint64_t n_tokens() const { return token_ids.size(); }
   // Elements of the canonical layout (sum over layers of tokens*kv_heads*(dk+dv)).

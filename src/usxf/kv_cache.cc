@@ -16,10 +16,10 @@ enum Tag : uint16_t {
   kKvHeads = 7, kKDim = 8, kVDim = 9, kAttention = 10, kRope = 11, kRopeBase = 12,
   kRopeScale = 13, kRopeScaling = 14, kKAfterRope = 15, kTokens = 16, kTokenIds = 17,
   kPosStart = 18, kPositions = 19, kLayout = 20, kBlockSize = 21, kBlockHashes = 22,
-  kRuntime = 23,
+  kRuntime = 23, kKRotation = 24, kVRotation = 25,
 };
-const std::vector<uint16_t> kKnownTags = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-                                          13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23};
+const std::vector<uint16_t> kKnownTags = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13,
+                                          14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25};
 constexpr uint32_t kMaxLayers = 4096;
 constexpr uint32_t kMaxHeadDim = 1u << 16;
 constexpr uint32_t kMaxHeads = 1u << 16;
@@ -42,6 +42,16 @@ AttentionKind KindFor(uint32_t heads, uint32_t kv_heads) {
   if (kv_heads == heads) return AttentionKind::kMHA;
   if (kv_heads == 1) return AttentionKind::kMQA;
   return AttentionKind::kGQA;
+}
+
+// A rotation block is 0 (none) or a power of two >= 2 that divides every head dim.
+Status CheckRotation(uint32_t block, const std::vector<uint32_t>& dims, const char* what) {
+  if (block == 0) return Status::Ok();
+  if (block < 2 || (block & (block - 1)) != 0) return Bad(what, "must be 0 or a power of two >= 2");
+  for (uint32_t d : dims) {
+    if (d % block != 0) return Bad(what, "does not divide head dim " + std::to_string(d));
+  }
+  return Status::Ok();
 }
 
 Status CheckStructure(const KvCacheInfo& kv) {
@@ -72,7 +82,8 @@ Status CheckStructure(const KvCacheInfo& kv) {
   if (!(kv.rope_freq_scale > 0 && std::isfinite(kv.rope_freq_scale))) {
     return Bad("rope_freq_scale", "must be positive and finite");
   }
-  return Status::Ok();
+  VEXFS_RETURN_IF_ERROR(CheckRotation(kv.k_rotation, kv.k_head_dim, "k_rotation"));
+  return CheckRotation(kv.v_rotation, kv.v_head_dim, "v_rotation");
 }
 
 // The canonical layout's size without wrapping: every offset is then exact.
@@ -193,6 +204,8 @@ Metadata KvCacheInfo::ToMetadata() const {
   for (const Digest& d : block_hashes) hashes.append(AsBytes(d));
   m.SetBytes(kBlockHashes, hashes, true);
   if (!runtime.empty()) m.SetString(kRuntime, runtime);
+  if (k_rotation != 0) m.SetU64(kKRotation, k_rotation, true);
+  if (v_rotation != 0) m.SetU64(kVRotation, v_rotation, true);
   return m;
 }
 
@@ -205,6 +218,14 @@ Result<uint32_t> SmallEnum(const Metadata& m, uint16_t tag, const char* what, ui
     return Status::NotSupported(std::string("kv field '") + what + "' has unknown value " +
                                 std::to_string(v));
   }
+  return static_cast<uint32_t>(v);
+}
+
+// Absent means 0 (no rotation); the value is checked against the head dims later.
+Result<uint32_t> GetRotation(const Metadata& m, uint16_t tag, const char* what) {
+  if (!m.Has(tag)) return 0u;
+  VEXFS_ASSIGN_OR_RETURN(uint64_t v, m.GetU64(tag, what));
+  if (v > kMaxHeadDim) return Bad(what, "must be at most 65536");
   return static_cast<uint32_t>(v);
 }
 
@@ -241,6 +262,8 @@ Status DecodeStructure(const Metadata& m, KvCacheInfo* kv) {
   if (m.Has(kRuntime)) {
     VEXFS_ASSIGN_OR_RETURN(kv->runtime, m.GetString(kRuntime, "runtime"));
   }
+  VEXFS_ASSIGN_OR_RETURN(kv->k_rotation, GetRotation(m, kKRotation, "k_rotation"));
+  VEXFS_ASSIGN_OR_RETURN(kv->v_rotation, GetRotation(m, kVRotation, "v_rotation"));
   return Status::Ok();
 }
 

@@ -100,13 +100,17 @@ Status CheckSignatures(const FileSummary& summary, const Keyring& keyring,
 }  // namespace
 
 VerifyReport VerifyFile(const std::string& path, const VerifyOptions& options) {
-  VerifyReport report;
   auto mapping = Mapping::Open(path);
   if (!mapping.ok()) {
+    VerifyReport report;
     report.status = mapping.status();
     return report;
   }
-  std::string_view file = (*mapping)->bytes();
+  return VerifyBytes((*mapping)->bytes(), options);
+}
+
+VerifyReport VerifyBytes(std::string_view file, const VerifyOptions& options) {
+  VerifyReport report;
   auto parsed = ParseFile(file);
   if (!parsed.ok()) {
     report.status = parsed.status();

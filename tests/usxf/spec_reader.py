@@ -74,7 +74,8 @@ KV_N_HEADS, KV_N_KV_HEADS, KV_K_HEAD_DIM, KV_V_HEAD_DIM = 6, 7, 8, 9
 KV_ATTENTION, KV_ROPE_TYPE, KV_ROPE_BASE, KV_ROPE_SCALE, KV_ROPE_SCALING = 10, 11, 12, 13, 14
 KV_K_AFTER_ROPE, KV_N_TOKENS, KV_TOKEN_IDS, KV_POSITION_START, KV_POSITIONS = 15, 16, 17, 18, 19
 KV_LAYOUT, KV_BLOCK_SIZE, KV_BLOCK_HASHES, KV_RUNTIME = 20, 21, 22, 23
-KV_LAST_TAG = 23
+KV_K_ROTATION, KV_V_ROTATION = 24, 25
+KV_LAST_TAG = 25
 
 
 # ---------------------------------------------------------------------------
@@ -432,6 +433,10 @@ def check_kv(fields, rank, shape):
     if kv_block_hashes(model_id, token_ids, block_size) != block_hashes:
         raise UsxfError("kv_cache: block_hashes differ from the ones recomputed from the token ids")
     get(KV_RUNTIME, T_STRING, required=False)
+    for tag, dims in ((KV_K_ROTATION, per_layer[KV_K_HEAD_DIM]), (KV_V_ROTATION, per_layer[KV_V_HEAD_DIM])):
+        r = u64(tag, required=False)
+        if r is not None and r != 0 and (r < 2 or r & (r - 1) or any(d % r for d in dims)):
+            raise UsxfError(f"kv_cache: rotation {r} (tag {tag}) is not a power of two dividing every head dim")
     count = sum(n_tokens * kv * (k + v) for kv, k, v in
                 zip(kv_heads, per_layer[KV_K_HEAD_DIM], per_layer[KV_V_HEAD_DIM]))
     if rank != 1 or shape[0] != count:

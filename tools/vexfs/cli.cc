@@ -162,4 +162,10 @@ nlohmann::json CommitJson(const CommitInfo& c) {
   return j;
 }
 
+std::string KeyringDir(const std::string& given) {
+  if (!given.empty()) return given;
+  const char* env = std::getenv("VEXFS_KEYRING");
+  return env != nullptr ? env : "";
+}
+
 }  // namespace vexfs::cli

@@ -67,6 +67,9 @@ class Progress {
   bool shown_ = false;
 };
 
+// The keyring directory a command uses: --keyring, else $VEXFS_KEYRING, else "".
+std::string KeyringDir(const std::string& given);
+
 // Formatting helpers.
 std::string FormatTime(TimeNs t);  // ISO 8601 UTC, "2026-12-02T15:00:00Z"
 std::string FormatBytes(uint64_t bytes);
@@ -78,6 +81,7 @@ nlohmann::json CommitJson(const CommitInfo& c);
 void AddFileCommands(CLI::App& app, Context& ctx);     // cmd_files.cc
 void AddPutGetCommands(CLI::App& app, Context& ctx);   // cmd_put_get.cc
 void AddVersionCommands(CLI::App& app, Context& ctx);  // cmd_versions.cc
+void AddKvCommands(CLI::App& app, Context& ctx);       // cmd_kv.cc
 void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cmd_maintenance.cc
 void AddSearchCommands(CLI::App& app, Context& ctx);       // cmd_search.cc
 void AddMountCommands(CLI::App& app, Context& ctx);        // cmd_mount.cc

@@ -48,6 +48,8 @@ json KvJson(const usxf::SectionInfo& s) {
                                                  : std::string("explicit")},
           {"block_size", kv->block_size},
           {"blocks", kv->block_hashes.size()},
+          {"k_rotation", kv->k_rotation},
+          {"v_rotation", kv->v_rotation},
           {"runtime", kv->runtime}};
 }
 
@@ -128,12 +130,6 @@ void AddInspect(CLI::App& app, Context& ctx) {
   });
 }
 
-std::string DefaultKeyring(const std::string& given) {
-  if (!given.empty()) return given;
-  const char* env = std::getenv("VEXFS_KEYRING");
-  return env != nullptr ? env : "";
-}
-
 json SignaturesJson(const std::vector<usxf::SignatureCheck>& checks) {
   json out = json::array();
   for (const auto& c : checks) {
@@ -165,7 +161,7 @@ void AddVerify(CLI::App& app, Context& ctx) {
     usxf::VerifyOptions options;
     options.level = fast ? usxf::VerifyLevel::kFast : usxf::VerifyLevel::kFull;
     options.threads = a->threads;
-    const std::string dir = DefaultKeyring(a->keyring_dir);
+    const std::string dir = KeyringDir(a->keyring_dir);
     if (!dir.empty()) {
       auto loaded = usxf::Keyring::Load(dir);
       if (!loaded.ok()) return (void)ctx.Fail(loaded.status());

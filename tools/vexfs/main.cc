@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
   AddSearchCommands(app, ctx);
   AddMountCommands(app, ctx);
   AddUsxfCommands(app, ctx);
+  AddKvCommands(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

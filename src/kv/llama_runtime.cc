@@ -1,0 +1,55 @@
+#include "kv/llama_runtime.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+#include "ggml-backend.h"
+#include "llama.h"
+
+namespace vexfs::kv {
+namespace {
+
+// llama.cpp logs every tensor and graph it builds; a CLI user wants none of it
+// unless they are debugging the runtime itself.
+void FilterLog(ggml_log_level level, const char* text, void*) {
+  static const bool verbose = std::getenv("VEXFS_LLAMA_LOG") != nullptr;
+  if (verbose || level == GGML_LOG_LEVEL_ERROR) std::fputs(text, stderr);
+}
+
+std::string EnvOr(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+}  // namespace
+
+std::string LlamaLibraryDir() { return EnvOr("VEXFS_LLAMA_LIB_DIR", VEXFS_LLAMA_LIB_DIR); }
+
+std::string VocabPath(std::string_view arch) {
+  return EnvOr("VEXFS_LLAMA_VOCAB_DIR", VEXFS_LLAMA_VOCAB_DIR) + "/ggml-vocab-" +
+         std::string(arch) + ".gguf";
+}
+
+std::string RuntimeName() {
+  return std::string("llama.cpp ") + VEXFS_LLAMA_COMMIT + " (node-llama-cpp 3.22.1)";
+}
+
+Status EnsureLlamaRuntime() {
+  static std::once_flag once;
+  static Status result;
+  std::call_once(once, [] {
+    llama_log_set(FilterLog, nullptr);
+    const std::string dir = LlamaLibraryDir();
+    ggml_backend_load_all_from_path(dir.c_str());
+    if (ggml_backend_dev_count() == 0) {
+      result = Status::NotFound("no ggml backend could be loaded from " + dir +
+                                " (run scripts/setup.sh, or set VEXFS_LLAMA_LIB_DIR)");
+      return;
+    }
+    llama_backend_init();
+  });
+  return result;
+}
+
+}  // namespace vexfs::kv
