@@ -67,7 +67,11 @@ ContinuationCheck CompareFull(const Continuation& got, const Continuation& want)
     c.top1_agreement += same;
     if (!same && c.first_divergence < 0) c.first_divergence = static_cast<int32_t>(i);
     c.logits_bit_exact += BitEqual(got.logits[i], want.logits[i]);
-    c.max_abs_logit_diff = std::max(c.max_abs_logit_diff, MaxAbsDiff(got.logits[i], want.logits[i]));
+    const double d = MaxAbsDiff(got.logits[i], want.logits[i]);
+    c.max_abs_logit_diff = std::max(c.max_abs_logit_diff, d);
+    if (c.first_divergence < 0 || c.first_divergence == static_cast<int32_t>(i)) {
+      c.max_abs_logit_diff_aligned = std::max(c.max_abs_logit_diff_aligned, d);
+    }
   }
   c.steps = static_cast<uint32_t>(std::min(got.tokens.size(), want.tokens.size()));
   c.tokens_equal = got.tokens == want.tokens;
@@ -86,10 +90,15 @@ ContinuationCheck CompareWithReference(const Continuation& got, const Reference&
     c.top1_agreement += same;
     if (!same && c.first_divergence < 0) c.first_divergence = static_cast<int32_t>(i);
     c.logits_bit_exact += LogitsDigest(got.logits[i]) == s.logits_sha256;
+    double d = 0;
     for (const auto& [id, logit] : s.top) {
       if (id >= 0 && static_cast<size_t>(id) < got.logits[i].size()) {
-        c.max_abs_logit_diff = std::max(c.max_abs_logit_diff, std::fabs(double(got.logits[i][id]) - logit));
+        d = std::max(d, std::fabs(double(got.logits[i][id]) - logit));
       }
+    }
+    c.max_abs_logit_diff = std::max(c.max_abs_logit_diff, d);
+    if (c.first_divergence < 0 || c.first_divergence == static_cast<int32_t>(i)) {
+      c.max_abs_logit_diff_aligned = std::max(c.max_abs_logit_diff_aligned, d);
     }
   }
   c.steps = static_cast<uint32_t>(n);

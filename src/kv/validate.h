@@ -57,6 +57,10 @@ struct ContinuationCheck {
   uint32_t top1_agreement = 0;     // steps whose chosen token agrees
   uint32_t logits_bit_exact = 0;   // steps whose logits agree bit for bit
   double max_abs_logit_diff = 0;   // over full vocabularies, or the source's top logits
+  // The same over the steps whose inputs still agree (up to and including the
+  // first divergence): after that the two runs read different tokens, so their
+  // logits measure the divergence, not the restore.
+  double max_abs_logit_diff_aligned = 0;
 };
 
 struct ControlCheck {

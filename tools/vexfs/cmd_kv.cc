@@ -159,7 +159,7 @@ void AddCapture(CLI::App& kv, Context& ctx) {
 json ContinuationJson(const kv::ContinuationCheck& c) {
   return {{"available", c.available}, {"steps", c.steps}, {"tokens_equal", c.tokens_equal}, {"first_divergence", c.first_divergence},
           {"top1_agreement", c.top1_agreement}, {"logits_bit_exact_steps", c.logits_bit_exact},
-          {"max_abs_logit_diff", c.max_abs_logit_diff}};
+          {"max_abs_logit_diff", c.max_abs_logit_diff}, {"max_abs_logit_diff_aligned", c.max_abs_logit_diff_aligned}};
 }
 
 json ReportJson(const kv::ValidationReport& r) {
@@ -186,7 +186,8 @@ void PrintContinuation(const char* name, const kv::ContinuationCheck& c) {
             << "/" << horizon << " agree";
   if (c.first_divergence >= 0) std::cout << ", first difference at step " << c.first_divergence;
   std::cout << "), logits bit-exact in " << c.logits_bit_exact << "/" << horizon
-            << " steps, max |dlogit| " << c.max_abs_logit_diff << "\n";
+            << " steps, max |dlogit| " << c.max_abs_logit_diff << " (" << c.max_abs_logit_diff_aligned
+            << " while the inputs agree)\n";
 }
 
 void PrintReport(const kv::ValidationReport& r) {
