@@ -10,11 +10,12 @@
 namespace vexfs::kv {
 namespace {
 
-// llama.cpp logs every tensor and graph it builds; a CLI user wants none of it
-// unless they are debugging the runtime itself.
-void FilterLog(ggml_log_level level, const char* text, void*) {
+// llama.cpp logs every tensor and graph it builds, and its errors are reported
+// again by VexFS as one clear message; its own lines appear only when asked for
+// (VEXFS_LLAMA_LOG=1), for debugging the runtime itself.
+void FilterLog(ggml_log_level, const char* text, void*) {
   static const bool verbose = std::getenv("VEXFS_LLAMA_LOG") != nullptr;
-  if (verbose || level == GGML_LOG_LEVEL_ERROR) std::fputs(text, stderr);
+  if (verbose) std::fputs(text, stderr);
 }
 
 std::string EnvOr(const char* name, const char* fallback) {

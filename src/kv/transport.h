@@ -120,7 +120,8 @@ struct ServeStats {
 class Receiver {
  public:
   // Creates the spool directories and listens. kInvalidArgument for a bad
-  // address or missing spool; kIOError when the address cannot be bound.
+  // address or missing spool; kBusy when another receiver uses the spool;
+  // kIOError when the address cannot be bound.
   static Result<std::unique_ptr<Receiver>> Listen(ServeOptions options);
   ~Receiver();
 

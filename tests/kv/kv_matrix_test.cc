@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <ostream>
 
 #include "kv/capture.h"
 #include "kv/kv_test_util.h"
@@ -33,6 +34,8 @@ struct Config {
     return s;
   }
 };
+
+void PrintTo(const Config& c, std::ostream* os) { *os << c.name; }
 
 const Config kSources[] = {
     {"f16", CacheType::kF16, CacheType::kF16, true},

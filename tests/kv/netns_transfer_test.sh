@@ -9,7 +9,10 @@
 #      send reconnects and resumes;
 #   4. a damaged file is refused (exit 6), an unsigned one too (exit 10),
 #      and nothing of theirs reaches verified/;
-#   5. the same CLI over loopback in the root namespace.
+#   5. the same CLI over loopback in the root namespace;
+#   6. a KV state captured on one host (tiny random Qwen2 model) sent to a
+#      receiver on the other that restores it on arrival (--model) and continues
+#      exactly as the source did.
 # Usage: netns_transfer_test.sh [VEXFS]   (default $VEXFS_BIN)
 # Exits 77 (ctest: skipped) when namespaces cannot be made, saying why.
 set -euo pipefail
@@ -19,47 +22,8 @@ if [[ -z "$VEXFS" || ! -x "$VEXFS" ]]; then
   echo "FAIL: no vexfs binary (argument or \$VEXFS_BIN)" >&2
   exit 1
 fi
-skip() { echo "SKIP: $*" >&2; exit 77; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-[[ $(id -u) == 0 ]] || skip "network namespaces need root"
-command -v ip >/dev/null || skip "ip (iproute2) is not installed"
-
-A=vexfs-a-$$
-B=vexfs-b-$$
-VA=vxa$$  # interface names: at most 15 bytes
-VB=vxb$$
-NET=10.77.$(( $$ % 250 + 1 ))
-WORK=$(mktemp -d)
-SERVER_PID=
-SENDER_PID=
-
-cleanup() {
-  [[ -n "$SENDER_PID" ]] && kill -9 "$SENDER_PID" 2>/dev/null
-  [[ -n "$SERVER_PID" ]] && kill -9 "$SERVER_PID" 2>/dev/null
-  wait 2>/dev/null
-  ip netns del "$A" 2>/dev/null
-  ip netns del "$B" 2>/dev/null
-  rm -rf "$WORK"
-  return 0
-}
-trap cleanup EXIT
-
-ip netns add "$A" 2>"$WORK/err" || skip "'ip netns add' is not permitted here: $(cat "$WORK/err")"
-ip netns add "$B"
-ip link add "$VA" type veth peer name "$VB"
-ip link set "$VA" netns "$A"
-ip link set "$VB" netns "$B"
-ip -n "$A" addr add "$NET.1/24" dev "$VA"
-ip -n "$B" addr add "$NET.2/24" dev "$VB"
-for ns in "$A" "$B"; do ip -n "$ns" link set lo up; done
-ip -n "$A" link set "$VA" up
-ip -n "$B" link set "$VB" up
-# Slow the sender's side so a 24 MiB transfer takes a few seconds.
-if command -v tc >/dev/null; then
-  ip netns exec "$B" tc qdisc add dev "$VB" root tbf rate 80mbit burst 64kb latency 200ms
-else
-  echo "note: tc missing; transfers run at full speed and the cuts may come late" >&2
-fi
+# shellcheck source=netns_hosts.sh
+source "$(dirname "$0")/netns_hosts.sh"
 
 # --- files: two signed, one damaged, one unsigned --------------------------
 mkdir -p "$WORK/keys"
@@ -189,4 +153,26 @@ check_verified "$out" "$WORK/two.usxf"
 wait "$SERVER_PID" || fail "the one-shot receiver did not exit 0"
 SERVER_PID=
 echo "ok 5: loopback"
+
+# --- 6. KV migration: capture on B, restore on arrival on A ------------------------
+"$VEXFS" kv model-init --shape tiny --seed 7 --stdev 0.2 -o "$WORK/tiny.gguf" >/dev/null
+printf 'The keeper of the lighthouse wrote down the weather every evening, and the ships he saw.' >"$WORK/prompt.txt"
+ip netns exec "$B" "$VEXFS" --json kv capture --model "$WORK/tiny.gguf" --prompt-file "$WORK/prompt.txt" \
+  --threads 1 --sign-key "$WORK/alice.key" -o "$WORK/state.usxf" >"$WORK/capture.json"
+want=$(sed -n 's/.*"reference_tokens":\(\[[^]]*\]\).*/\1/p' "$WORK/capture.json")
+[[ -n "$want" ]] || fail "capture gave no reference tokens: $(cat "$WORK/capture.json")"
+rm -f "$WORK/port"
+ip netns exec "$A" "$VEXFS" --json kv serve --listen "$NET.1:0" --spool "$WORK/spool-kv" --keyring "$WORK/keys" \
+  --port-file "$WORK/port" --max-streams 1 --model "$WORK/tiny.gguf" --generate 64 --threads 1 \
+  >"$WORK/restored.json" 2>>"$WORK/serve.log" &
+SERVER_PID=$!
+for _ in $(seq 200); do [[ -s "$WORK/port" ]] && break; sleep 0.05; done
+[[ -s "$WORK/port" ]] || fail "the KV receiver did not start: $(cat "$WORK/serve.log")"
+PORT=$(cat "$WORK/port")
+send_json "$WORK/state.usxf" >/dev/null || fail "sending the KV state failed"
+wait "$SERVER_PID" || fail "the KV receiver failed: $(cat "$WORK/serve.log")"
+SERVER_PID=
+got=$(sed -n 's/.*"generated":\(\[[^]]*\]\).*/\1/p' "$WORK/restored.json")
+[[ "$got" == "$want" ]] || fail "restored continuation differs from the source's: $got vs $want"
+echo "ok 6: KV state captured in $B, restored on arrival in $A; 64 tokens equal the source's"
 echo "PASS"

@@ -6,11 +6,19 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "vexfs/status.h"
 #include "vexfs/store.h"
+
+namespace vexfs::kv {
+struct VerifiedStream;
+}
+namespace vexfs::usxf {
+class Keyring;
+}
 
 namespace vexfs::cli {
 
@@ -82,6 +90,19 @@ void AddFileCommands(CLI::App& app, Context& ctx);     // cmd_files.cc
 void AddPutGetCommands(CLI::App& app, Context& ctx);   // cmd_put_get.cc
 void AddVersionCommands(CLI::App& app, Context& ctx);  // cmd_versions.cc
 void AddKvCommands(CLI::App& app, Context& ctx);       // cmd_kv.cc
+
+// Plugs the KV runtime into `kv serve` (cmd_kv_net.cc). `add_options` adds its
+// options to serve (--model, --generate); `start` runs once parsed, before
+// listening (loads the model), is given serve's keyring (null without one), and
+// returns the callback run on every verified stream, whose error is sent to the
+// sender as the verdict. Either may be empty.
+struct KvServeHook {
+  std::function<void(CLI::App& serve)> add_options;
+  std::function<Result<std::function<Status(const kv::VerifiedStream&)>>(
+      std::shared_ptr<const usxf::Keyring> keyring)>
+      start;
+};
+void AddKvNetCommands(CLI::App& kv, Context& ctx, KvServeHook hook = {});  // cmd_kv_net.cc
 void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cmd_maintenance.cc
 void AddSearchCommands(CLI::App& app, Context& ctx);       // cmd_search.cc
 void AddMountCommands(CLI::App& app, Context& ctx);        // cmd_mount.cc

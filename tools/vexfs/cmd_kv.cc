@@ -9,6 +9,7 @@
 #include "kv/model.h"
 #include "kv/model_init.h"
 #include "kv/restore.h"
+#include "kv/transport.h"
 #include "kv/validate.h"
 #include "vexfs/usxf_keys.h"
 
@@ -261,8 +262,6 @@ void AddRestore(CLI::App& kv, Context& ctx) {
                             {"text", text}, {"rebuild_seconds", timings.rebuild_seconds},
                             {"load_seconds", timings.load_seconds}});
     }
-    std::cerr << "restored " << loaded->bundle.kv.n_tokens << " tokens (rebuild " << timings.rebuild_seconds
-              << " s, load " << timings.load_seconds << " s)\n";
     std::cout << text << "\n";
   });
 }
@@ -290,6 +289,46 @@ void AddVerifyCmd(CLI::App& kv, Context& ctx) {
   });
 }
 
+// `kv serve --model M`: every stream that verified is restored into a fresh
+// context of M (identity checked first) and continued for --generate tokens; a
+// state that does not belong to M is refused back to its sender.
+KvServeHook RestoreOnArrival(Context& ctx) {
+  struct Args {
+    std::string model;
+    uint32_t generate = 16;
+    SettingsFlags flags;
+  };
+  auto a = std::make_shared<Args>();
+  KvServeHook hook;
+  hook.add_options = [a](CLI::App& serve) {
+    serve.add_option("--model", a->model, "Restore each verified state into this GGUF model and generate");
+    serve.add_option("--generate", a->generate, "Tokens generated after each restore");
+    AddSettingsFlags(&serve, a->flags);
+  };
+  hook.start = [&ctx, a](std::shared_ptr<const usxf::Keyring> keyring)
+      -> Result<std::function<Status(const kv::VerifiedStream&)>> {
+    if (a->model.empty()) return std::function<Status(const kv::VerifiedStream&)>();
+    VEXFS_ASSIGN_OR_RETURN(kv::RuntimeSettings settings, ToSettings(a->flags));
+    VEXFS_ASSIGN_OR_RETURN(std::unique_ptr<kv::Model> loaded, kv::Model::Load(a->model));
+    std::shared_ptr<kv::Model> model = std::move(loaded);
+    return std::function<Status(const kv::VerifiedStream&)>(
+        [&ctx, a, keyring, model, settings](const kv::VerifiedStream& stream) -> Status {
+          VEXFS_ASSIGN_OR_RETURN(kv::StateBundle b, kv::ReadStateFile(stream.path, keyring.get()));
+          VEXFS_ASSIGN_OR_RETURN(auto session, kv::RestoreBundle(*model, b, settings, a->generate, nullptr));
+          VEXFS_ASSIGN_OR_RETURN(kv::Continuation c, session->Greedy(a->generate));
+          const std::string text = model->Detokenize(c.tokens);
+          if (ctx.global.json) {
+            ctx.PrintJson({{"restored", stream.name}, {"path", stream.path}, {"tokens", b.kv.n_tokens},
+                           {"generated", c.tokens}, {"text", text}});
+          } else {
+            std::cout << "restored " << stream.name << " (" << b.kv.n_tokens << " tokens): " << text << std::endl;
+          }
+          return Status::Ok();
+        });
+  };
+  return hook;
+}
+
 }  // namespace
 
 void AddKvCommands(CLI::App& app, Context& ctx) {
@@ -299,6 +338,7 @@ void AddKvCommands(CLI::App& app, Context& ctx) {
   AddCapture(*kv, ctx);
   AddRestore(*kv, ctx);
   AddVerifyCmd(*kv, ctx);
+  AddKvNetCommands(*kv, ctx, RestoreOnArrival(ctx));
 }
 
 }  // namespace vexfs::cli

@@ -57,7 +57,9 @@ Result<kv::ServeOptions> ServeOptionsFrom(const ServeArgs& a, const KvServeHook&
   o.max_streams = a.max_streams;
   o.log = [](const std::string& line) { std::cerr << "vexfs kv serve: " << line << std::endl; };
   if (hook.start) {
-    VEXFS_ASSIGN_OR_RETURN(o.on_verified, hook.start());
+    std::shared_ptr<const usxf::Keyring> keyring;
+    if (o.keyring) keyring = std::make_shared<const usxf::Keyring>(*o.keyring);
+    VEXFS_ASSIGN_OR_RETURN(o.on_verified, hook.start(std::move(keyring)));
   }
   return o;
 }
