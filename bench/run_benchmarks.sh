@@ -19,6 +19,9 @@
 #                  throughput against plain files, dedup), keeping the others
 #   --only usxf    rerun only the USXF container benchmark (its files live on
 #                  /dev/shm), keeping the others
+#   --only kv      rerun only the KV-migration benchmark (restore against
+#                  re-prefill with llama.cpp; its model is built once in
+#                  /tmp/vexfs-kv-models), keeping the others
 #
 # --only needs an earlier full run's results in DIR/results: the page is rendered
 # from all of them.
@@ -44,12 +47,12 @@ while [[ $# -gt 0 ]]; do
     --render-only) RENDER_ONLY=1; shift ;;
     --only) ONLY=$2; shift 2 ;;
     *) echo "usage: $0 [--dir DIR] [--quick] [--output FILE] [--render-only]" \
-            "[--only search|mount|store|usxf]" >&2
+            "[--only search|mount|store|usxf|kv]" >&2
        exit 2 ;;
   esac
 done
-if [[ -n $ONLY && $ONLY != search && $ONLY != mount && $ONLY != store && $ONLY != usxf ]]; then
-  echo "$0: --only takes search, mount, store or usxf, not '$ONLY'" >&2
+if [[ -n $ONLY && $ONLY != search && $ONLY != mount && $ONLY != store && $ONLY != usxf && $ONLY != kv ]]; then
+  echo "$0: --only takes search, mount, store, usxf or kv, not '$ONLY'" >&2
   exit 2
 fi
 
@@ -113,6 +116,7 @@ measure() {
     mount) clear_mount_results ;;
     store) clear_store_results ;;
     usxf) clear_usxf_results ;;
+    kv) clear_kv_results ;;
     *) clear_scratch ;;
   esac
   cleared=$(date +%s)
@@ -123,11 +127,11 @@ measure() {
   echo "== building Release in $BUILD" >&2
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DVEXFS_BUILD_TESTS=OFF -DVEXFS_BUILD_BENCH=ON >/dev/null
-  if [[ $ONLY == usxf ]]; then
-    ninja -C "$BUILD" -j2 usxf_bench >&2
+  if [[ $ONLY == usxf || $ONLY == kv ]]; then
+    ninja -C "$BUILD" -j2 "${ONLY}_bench" >&2
   else
     ninja -C "$BUILD" -j2 snapshot_bench throughput_bench dedup_bench search_bench mount_bench \
-      passthrough_ll usxf_bench >&2
+      passthrough_ll usxf_bench kv_bench >&2
     # The CLI column is optional: the snapshot benchmark checks the binary works.
     if ! ninja -C "$BUILD" -j2 vexfs >&2; then
       echo "== the vexfs CLI did not build; its column will be skipped" >&2
@@ -139,6 +143,7 @@ measure() {
   if [[ -z $ONLY || $ONLY == search ]]; then run_search_benches; fi
   if [[ -z $ONLY || $ONLY == mount ]]; then run_mount_bench; fi
   if [[ -z $ONLY || $ONLY == usxf ]]; then run_usxf_bench; fi
+  if [[ -z $ONLY || $ONLY == kv ]]; then run_kv_bench; fi
 
   discard_data
 
@@ -153,6 +158,7 @@ measure() {
   rm -f "$RESULTS"/mount.env "$RESULTS"/mount_commands.txt
   rm -f "$RESULTS"/store.env "$RESULTS"/store_commands.txt
   rm -f "$RESULTS"/usxf.env "$RESULTS"/usxf_commands.txt
+  rm -f "$RESULTS"/kv.env "$RESULTS"/kv_commands.txt
   {
     echo "ELAPSED=$(( $(date +%s) - start ))"
     echo "DATE='$(date -u '+%Y-%m-%d %H:%M UTC')'"
@@ -207,6 +213,22 @@ run_usxf_bench() {
   echo "== usxf_bench" >&2
   "${cmd[@]}" | tee "$RESULTS/usxf_bench.out" >&2
   grep "^{" "$RESULTS/usxf_bench.out" >>"$RESULTS/results.jsonl"
+}
+
+# Restore against re-prefill with llama.cpp and a random-weight Qwen2.5-0.5B-shaped
+# model (built once, 1 GB, kept in /tmp/vexfs-kv-models). The prompts are the
+# repository's own documentation: real text through the real tokenizer.
+run_kv_bench() {
+  local prompt="$DIR/kv-prompt.txt" args=(--tokens 512,2016,8192 --reps 3)
+  if [[ $QUICK == 1 ]]; then args=(--tokens 128,512 --reps 1); fi
+  mkdir -p /tmp/vexfs-kv-models
+  cat "$ROOT/README.md" "$ROOT"/docs/{cli,decisions,durability,format,kv,kv-transport,mount,search,usxf}.md >"$prompt"
+  local cmd=("$BUILD/bench/kv_bench" --model /tmp/vexfs-kv-models/qwen2.5-0.5b-random-seed1.gguf
+             --prompt-file "$prompt" "${args[@]}" --markdown "$RESULTS/kv_bench.md")
+  COMMANDS+=("${cmd[*]//"$ROOT"\//}")
+  echo "== kv_bench" >&2
+  "${cmd[@]}" | tee "$RESULTS/kv_bench.out" >&2
+  grep "^{" "$RESULTS/kv_bench.out" >>"$RESULTS/results.jsonl"
 }
 
 # The store benchmarks of a full run (not rerun by --only search).
@@ -267,7 +289,17 @@ clear_usxf_results() {
   fi
 }
 
-# Records a partial rerun (PART is search, mount, store or usxf): when, how long, under what load.
+# Removes the KV results of an earlier run, keeping the rest.
+clear_kv_results() {
+  mkdir -p "$RESULTS"
+  rm -f "$RESULTS"/kv_bench.* "$RESULTS/kv.env"
+  if [[ -f $RESULTS/results.jsonl ]]; then
+    grep -v '^{"bench":"kv"' "$RESULTS/results.jsonl" >"$RESULTS/results.tmp" || true
+    mv "$RESULTS/results.tmp" "$RESULTS/results.jsonl"
+  fi
+}
+
+# Records a partial rerun (PART is search, mount, store, usxf or kv): when, how long, under what load.
 write_partial_env() {
   local part=$1 prefix
   prefix=$(echo "$part" | tr '[:lower:]' '[:upper:]')
@@ -294,7 +326,7 @@ render() {
   local fstype cpu
   # shellcheck disable=SC1091
   source "$RESULTS/run.env"
-  for part in store search mount usxf; do
+  for part in store search mount usxf kv; do
     if [[ -f $RESULTS/$part.env ]]; then
       # shellcheck disable=SC1090
       source "$RESULTS/$part.env"
@@ -335,6 +367,11 @@ render() {
            "$MOUNT_DATE in $((MOUNT_ELAPSED / 60)) min $((MOUNT_ELAPSED % 60)) s, load" \
            "average $MOUNT_LOAD (start / end)"
     fi
+    if [[ -n ${KV_DATE:-} ]]; then
+      echo "- The KV benchmark was rerun alone with \`$KV_INVOCATION\` on" \
+           "$KV_DATE in $((KV_ELAPSED / 60)) min $((KV_ELAPSED % 60)) s, load" \
+           "average $KV_LOAD (start / end)"
+    fi
     if [[ -n ${USXF_DATE:-} ]]; then
       echo "- The USXF benchmark was rerun alone with \`$USXF_INVOCATION\` on" \
            "$USXF_DATE in $((USXF_ELAPSED / 60)) min $((USXF_ELAPSED % 60)) s, load" \
@@ -346,7 +383,7 @@ render() {
     echo '```'
     # A partial rerun's commands replace those of the full run.
     local exclude=()
-    for part in search mount usxf; do
+    for part in search mount usxf kv; do
       if [[ -f $RESULTS/${part}_commands.txt ]]; then exclude+=(-e "${part}_bench"); fi
     done
     if [[ -f $RESULTS/store_commands.txt ]]; then
@@ -357,7 +394,7 @@ render() {
     else
       cat "$RESULTS/commands.txt"
     fi
-    for part in store search mount usxf; do
+    for part in store search mount usxf kv; do
       if [[ -f $RESULTS/${part}_commands.txt ]]; then cat "$RESULTS/${part}_commands.txt"; fi
     done
     echo '```'
@@ -371,6 +408,10 @@ render() {
     if [[ -f $RESULTS/usxf_bench.md ]]; then
       echo
       cat "$RESULTS/usxf_bench.md"
+    fi
+    if [[ -f $RESULTS/kv_bench.md ]]; then
+      echo
+      cat "$ROOT/bench/kv_intro.md" "$RESULTS/kv_bench.md"
     fi
     cat "$ROOT/bench/interpretation.md"
     echo
