@@ -109,6 +109,32 @@ TEST(BlobFormatTest, EveryTruncationIsRefused) {
   }
 }
 
+// Random damage anywhere: the parser refuses or returns views that lie inside
+// the blob and sizes that agree with the shape (ASan checks every read).
+TEST(BlobFormatTest, RandomlyDamagedBlobsNeverReadOutside) {
+  CanonicalKv kv = RandomCanonical(CacheType::kF16, 3, 7);
+  std::mt19937 rng(99);
+  int accepted = 0;
+  for (bool v_trans : {false, true}) {
+    const std::string blob = BlobFor(kv, {CacheType::kF16, CacheType::kF16, 0, 0, v_trans});
+    for (int i = 0; i < 3000; ++i) {
+      std::string b = blob;
+      const int flips = 1 + static_cast<int>(rng() % 4);
+      for (int f = 0; f < flips; ++f) b[rng() % b.size()] ^= static_cast<char>(1 + rng() % 255);
+      auto r = ParseSeqState(b, kShape);
+      if (!r.ok()) continue;
+      ++accepted;
+      for (const BlobLayer& l : r->layers) {
+        EXPECT_EQ(l.k.size(), CacheBytes(l.k_type, kShape.k_row) * r->positions.size());
+        EXPECT_EQ(l.v.size(), CacheBytes(l.v_type, kShape.v_row) * r->positions.size());
+        EXPECT_TRUE(l.k.data() >= b.data() && l.k.data() + l.k.size() <= b.data() + b.size());
+      }
+    }
+  }
+  // Damage confined to values (or positions) is not the parser's to detect.
+  EXPECT_GT(accepted, 0);
+}
+
 // Field offsets of a one-stream blob: magic 0, seq 4, n_stream 8, cells 12,
 // then 12 bytes per cell, v_trans, n_layer, then layer 0's K type.
 TEST(BlobFormatTest, HostileFieldsAreNamed) {
