@@ -89,10 +89,11 @@ def main():
     out.extend(continuation_rows("A's own re-prefill (full logits)", ver["vs_reprefill"]))
     out.extend(continuation_rows("B's continuation (logit digests, top-16 logits)", ver["vs_source"]))
     w("")
-    w("The continuation restored on A (detokenized):")
+    w("The first 32 token ids restored on A continued with (random weights: the text itself means "
+      "nothing; the ids are what the checks compare):")
     w("")
     w("```")
-    w(res["text"])
+    w(" ".join(str(t) for t in res["generated"][:32]))
     w("```")
     w("")
     w("## How to read it")

@@ -178,7 +178,10 @@ Result<std::string> BuildSeqState(const SeqState& s, const BlobShape& shape) {
       return Status::InvalidArgument("a layer's K or V bytes do not match its cells");
     }
   }
+  uint64_t total = 12 + 4 * uint64_t{s.n_stream} + 12 * uint64_t{cells} + 8;
+  for (const BlobLayer& l : s.layers) total += 24 + l.k.size() + l.v.size();
   std::string out;
+  out.reserve(total);  // one allocation: the cache is most of it
   Put(out, kSeqMagic);
   Put(out, s.seq_id);
   Put(out, s.n_stream);

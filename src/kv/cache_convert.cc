@@ -56,14 +56,29 @@ bool UniformType(const SeqState& s) {
   return true;
 }
 
+bool SameEncoding(CacheType from, uint32_t from_rot, CacheType to, uint32_t to_rot) {
+  return from == to && from_rot == to_rot;
+}
+
 // One layer's K or V converted from (type, rotation) to (type, rotation).
 std::string Convert(std::string_view bytes, CacheType from, uint32_t from_rot, CacheType to,
                     uint32_t to_rot) {
-  if (from == to && from_rot == to_rot) return std::string(bytes);
+  if (SameEncoding(from, from_rot, to, to_rot)) return std::string(bytes);
   std::vector<float> values = DecodeToF32(from, bytes);
   if (from_rot != 0) ApplyHadamard(values, from_rot);
   if (to_rot != 0) ApplyHadamard(values, to_rot);
   return EncodeFromF32(to, values);
+}
+
+// Appends without a temporary when nothing changes: these are the bulk copies
+// of a capture, and every temporary of this size costs fresh pages.
+void AppendConverted(std::string& out, std::string_view bytes, CacheType from, uint32_t from_rot,
+                     CacheType to, uint32_t to_rot) {
+  if (SameEncoding(from, from_rot, to, to_rot)) {
+    out.append(bytes);
+  } else {
+    out += Convert(bytes, from, from_rot, to, to_rot);
+  }
 }
 
 }  // namespace
@@ -155,10 +170,13 @@ Result<CanonicalKv> ToCanonical(const SeqState& s, const BlobShape& shape, uint3
   kv.v_rotation = uniform ? v_rotation : 0;
   kv.data.reserve(shape.n_layers * (kv.KBytes(shape) + kv.VBytes(shape)));
   for (const BlobLayer& l : s.layers) {
-    kv.data += Convert(l.k, l.k_type, k_rotation, kv.type, kv.k_rotation);
-    std::string v = s.v_trans ? Transpose(l.v, shape.v_row, kv.n_tokens, CacheBytes(l.v_type, 1))
-                              : std::string(l.v);
-    kv.data += Convert(v, l.v_type, v_rotation, kv.type, kv.v_rotation);
+    AppendConverted(kv.data, l.k, l.k_type, k_rotation, kv.type, kv.k_rotation);
+    if (s.v_trans) {
+      const std::string v = Transpose(l.v, shape.v_row, kv.n_tokens, CacheBytes(l.v_type, 1));
+      AppendConverted(kv.data, v, l.v_type, v_rotation, kv.type, kv.v_rotation);
+    } else {
+      AppendConverted(kv.data, l.v, l.v_type, v_rotation, kv.type, kv.v_rotation);
+    }
   }
   return kv;
 }
@@ -173,13 +191,19 @@ Result<LayerBuffers> FromCanonical(const CanonicalKv& kv, const BlobShape& shape
   }
   LayerBuffers out;
   const std::string_view data = kv.data;
+  // A view of the canonical bytes when they need no change, else a converted copy.
+  auto place = [&](std::string_view bytes, uint32_t from_rot, CacheType to, uint32_t to_rot,
+                   bool transpose, uint32_t row) -> std::string_view {
+    if (SameEncoding(kv.type, from_rot, to, to_rot) && !transpose) return bytes;
+    std::string converted = Convert(bytes, kv.type, from_rot, to, to_rot);
+    if (transpose) converted = Transpose(converted, kv.n_tokens, row, CacheBytes(to, 1));
+    return out.storage.emplace_back(std::move(converted));
+  };
   for (uint32_t l = 0; l < shape.n_layers; ++l) {
-    out.k.push_back(Convert(data.substr(kv.KOffset(shape, l), kv.KBytes(shape)), kv.type,
-                            kv.k_rotation, t.k_type, t.k_rotation));
-    std::string v = Convert(data.substr(kv.VOffset(shape, l), kv.VBytes(shape)), kv.type,
-                            kv.v_rotation, t.v_type, t.v_rotation);
-    if (t.v_trans) v = Transpose(v, kv.n_tokens, shape.v_row, CacheBytes(t.v_type, 1));
-    out.v.push_back(std::move(v));
+    out.k.push_back(place(data.substr(kv.KOffset(shape, l), kv.KBytes(shape)), kv.k_rotation, t.k_type,
+                          t.k_rotation, false, shape.k_row));
+    out.v.push_back(place(data.substr(kv.VOffset(shape, l), kv.VBytes(shape)), kv.v_rotation, t.v_type,
+                          t.v_rotation, t.v_trans, shape.v_row));
   }
   return out;
 }

@@ -14,7 +14,9 @@
 #define VEXFS_KV_CACHE_CONVERT_H_
 
 #include <cstdint>
+#include <deque>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kv/blob_format.h"
@@ -51,10 +53,13 @@ struct CacheLayout {
 Result<CanonicalKv> ToCanonical(const SeqState& state, const BlobShape& shape,
                                 uint32_t k_rotation, uint32_t v_rotation);
 
-// Per-layer K and V buffers in the target's layout; bytes are passed through
-// untouched when type and rotation agree, converted through f32 otherwise.
+// Per-layer K and V in the target's layout. When type and rotation agree (and V
+// need not be transposed) a view points straight into the canonical cache, which
+// must outlive it; converted layers live in `storage` (a deque: its elements
+// never move).
 struct LayerBuffers {
-  std::vector<std::string> k, v;
+  std::vector<std::string_view> k, v;
+  std::deque<std::string> storage;
 };
 Result<LayerBuffers> FromCanonical(const CanonicalKv& kv, const BlobShape& shape,
                                    const CacheLayout& target);

@@ -92,18 +92,31 @@ Result<size_t> Require(const usxf::MappedFile& file, const char* name, usxf::Sec
   return *i;
 }
 
-Status DecodeKv(const usxf::MappedFile& file, StateBundle& b) {
+// Everything of the kv section but its values, which stay where they are: the
+// returned view points into the file's bytes or into `storage` when they had to
+// be decoded.
+Result<std::string_view> DecodeKv(const usxf::MappedFile& file, StateBundle& b, std::string* storage) {
   VEXFS_ASSIGN_OR_RETURN(size_t i, Require(file, kKvSection, usxf::SectionKind::kKvCache));
   const usxf::SectionInfo& s = file.sections()[i];
   VEXFS_ASSIGN_OR_RETURN(b.info, usxf::KvCacheInfo::FromSection(s));
   VEXFS_ASSIGN_OR_RETURN(b.kv.type, CacheTypeOf(s.dtype));
-  std::string storage;
-  VEXFS_ASSIGN_OR_RETURN(std::string_view values, file.Values(i, &storage));
-  b.kv.data.assign(values);
   b.kv.n_tokens = static_cast<uint32_t>(b.info.n_tokens());
   b.kv.k_rotation = b.info.k_rotation;
   b.kv.v_rotation = b.info.v_rotation;
-  return Status::Ok();
+  return file.Values(i, storage);
+}
+
+// The cache is most of the file: rather than copy it into fresh memory, the
+// file's own buffer becomes the cache (one memmove within pages already touched).
+std::string TakeValues(std::string file_bytes, std::string storage, std::string_view values) {
+  const char* begin = file_bytes.data();
+  if (values.data() >= begin && values.data() + values.size() <= begin + file_bytes.size()) {
+    file_bytes.erase(0, static_cast<size_t>(values.data() - begin));
+    file_bytes.resize(values.size());
+    return file_bytes;
+  }
+  if (values.data() == storage.data() && values.size() == storage.size()) return storage;
+  return std::string(values);
 }
 
 Status DecodeLogits(const usxf::MappedFile& file, StateBundle& b) {
@@ -170,7 +183,9 @@ Result<StateBundle> ReadStateFile(const std::string& path, const usxf::Keyring* 
   if (!report.status.ok()) return report.status.WithContext(path);
   VEXFS_ASSIGN_OR_RETURN(auto file, usxf::MappedFile::FromBytes(bytes));
   StateBundle b;
-  VEXFS_RETURN_IF_ERROR(DecodeKv(*file, b).WithContext(path));
+  std::string kv_storage;
+  auto kv_values = DecodeKv(*file, b, &kv_storage);
+  if (!kv_values.ok()) return kv_values.status().WithContext(path);
   VEXFS_RETURN_IF_ERROR(DecodeLogits(*file, b).WithContext(path));
   if (auto i = file->Find(kReferenceSection); i.ok()) {
     std::string storage;
@@ -178,6 +193,8 @@ Result<StateBundle> ReadStateFile(const std::string& path, const usxf::Keyring* 
     VEXFS_ASSIGN_OR_RETURN(Reference r, ParseReference(text));
     b.reference = std::move(r);
   }
+  file.reset();  // it views `bytes`, which now become the cache
+  b.kv.data = TakeValues(std::move(bytes), std::move(kv_storage), *kv_values);
   return b;
 }
 

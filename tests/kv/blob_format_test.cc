@@ -211,7 +211,7 @@ TEST(CacheConvertTest, RotatedQ8_0ConvertsToPlainF32WithinTheQuantisationError) 
   q.n_tokens = 8;
   q.k_rotation = 64;
   q.v_rotation = 32;
-  for (uint32_t l = 0; l < kShape.n_layers; ++l) q.data += rotated->k[l] + rotated->v[l];
+  for (uint32_t l = 0; l < kShape.n_layers; ++l) q.data.append(rotated->k[l]).append(rotated->v[l]);
   ASSIGN_OR_FAIL(LayerBuffers back, FromCanonical(q, kShape, {CacheType::kF32, CacheType::kF32, 0, 0, false}));
   for (uint32_t l = 0; l < kShape.n_layers; ++l) {
     std::vector<float> want = DecodeToF32(CacheType::kF32, std::string_view(plain.data).substr(plain.KOffset(kShape, l), plain.KBytes(kShape)));

@@ -18,7 +18,7 @@ namespace vexfs::kv::test {
 // merges of the real Qwen2 tokenizer: same weights, different tokenizer.
 std::string TinyModelPath(uint64_t seed, int tokenizer_variant = 0);
 
-// About 150 tokens of ordinary English.
+// 180 tokens of ordinary English (Qwen2 tokenizer).
 const std::string& PromptText();
 
 // Settings for tests: one thread (ctest runs tests side by side on two cores,

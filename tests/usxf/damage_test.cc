@@ -243,6 +243,17 @@ TEST(UsxfDamageTest, InconsistentKvMetadataIsNamed) {
   kv.k_head_dim.pop_back();
   st = kv.Validate();
   EXPECT_NE(st.message().find("k_head_dim"), std::string::npos) << st.ToString();
+  // A rotation must be a power of two >= 2 dividing every head dim (8 here).
+  for (uint32_t bad : {1u, 3u, 6u, 16u}) {
+    kv = test::SmallKv(2, 5);
+    kv.k_rotation = bad;
+    st = kv.Validate();
+    EXPECT_NE(st.message().find("k_rotation"), std::string::npos) << bad << ": " << st.ToString();
+  }
+  kv = test::SmallKv(2, 5);
+  kv.v_rotation = 16;
+  st = kv.Validate();
+  EXPECT_NE(st.message().find("v_rotation"), std::string::npos) << st.ToString();
 }
 
 }  // namespace

@@ -154,6 +154,8 @@ TEST(UsxfRoundTripTest, KvCacheSectionKeepsEveryField) {
   kv.rope_freq_scale = 0.25;
   kv.rope_scaling = RopeScaling::kLinear;
   kv.runtime = "test runtime";
+  kv.k_rotation = 8;
+  kv.v_rotation = 4;
   std::vector<float> values = RandomFloats(kv.ElementCount(), 9);
   const std::string bytes = Pack(values);  // SectionData only views its values
   SectionData s{KvSection("kv", kv, DType::kF32, Encoding::kBF16), bytes};
@@ -169,6 +171,8 @@ TEST(UsxfRoundTripTest, KvCacheSectionKeepsEveryField) {
   EXPECT_EQ(back->ToMetadata().Encode(), kv.ToMetadata().Encode());
   EXPECT_EQ(back->positions, kv.positions);
   EXPECT_EQ(back->rope_scaling, RopeScaling::kLinear);
+  EXPECT_EQ(back->k_rotation, 8u);
+  EXPECT_EQ(back->v_rotation, 4u);
   EXPECT_EQ(back->KOffset(1), 10u * 2 * 16);
   EXPECT_EQ(back->VOffset(1), 10u * 2 * 16 + 10 * 2 * 8);
 }
