@@ -147,7 +147,7 @@ int Main(int argc, char** argv) {
   kv::RuntimeSettings s;
   s.threads = o.threads;
 
-  Table table({"tokens", "re-prefill", "restore (verify+rebuild+set_data)", "speed-up", "of which verify",
+  Table table({"tokens", "re-prefill (ms)", "restore: verify+rebuild+set_data (ms)", "speed-up", "of which verify (ms)",
                "state file", "capture GB/s (memcpy)", "restore GB/s", "next token equal"});
   nlohmann::json results = {{"bench", "kv"}, {"model", model_path}, {"runs", nlohmann::json::array()}};
   for (uint32_t n : o.tokens) {
@@ -185,7 +185,8 @@ int Main(int argc, char** argv) {
     results["bytes_per_token"][kv::CacheTypeName(t)] = b;
   }
   std::cout << table.Text() << "\n" << bytes.Text();
-  std::string md = "## KV migration: restore against re-prefill\n\n" + table.Markdown() + "\n" + bytes.Markdown();
+  std::string md = "### Restore against re-prefill\n\n" + table.Markdown() + "\n### Bytes per token (canonical section)\n\n" +
+                   bytes.Markdown() + "\n";
   Emit(results, md, o.markdown);
   return 0;
 }

@@ -61,7 +61,7 @@ Result<CaptureReport> Capture(const Model& model, const CaptureOptions& o) {
   const uint32_t n_ctx = static_cast<uint32_t>(o.tokens.size()) + o.reference_steps + 1;
   VEXFS_ASSIGN_OR_RETURN(auto session, Session::Create(model, o.settings, n_ctx));
   auto t0 = std::chrono::steady_clock::now();
-  VEXFS_RETURN_IF_ERROR(session->Prefill(o.tokens));
+  VEXFS_RETURN_IF_ERROR(session->Prefill(o.tokens, o.progress));
   report.prefill_seconds = SecondsSince(t0);
 
   t0 = std::chrono::steady_clock::now();

@@ -27,6 +27,7 @@ struct CaptureOptions {
   uint32_t block_size = 16;
   std::string output_path;
   const usxf::SigningKey* signer = nullptr;
+  std::function<void(uint64_t done, uint64_t total)> progress;  // prefill, tokens
 };
 
 struct CaptureReport {

@@ -69,7 +69,7 @@ Result<std::unique_ptr<Session>> Session::Create(const Model& model, const Runti
     return Status::InvalidArgument("llama.cpp refused a context with " + s.Describe() +
                                    " (VEXFS_LLAMA_LOG=1 shows why)");
   }
-  session->n_batch_ = p.n_batch;
+  session->n_ubatch_ = p.n_ubatch;
   return session;
 }
 
@@ -104,12 +104,14 @@ Status Session::Decode(const int32_t* tokens, uint32_t n, bool want_last_logits)
   return Status::Ok();
 }
 
-Status Session::Prefill(const std::vector<int32_t>& tokens) {
+Status Session::Prefill(const std::vector<int32_t>& tokens,
+                        const std::function<void(uint64_t, uint64_t)>& progress) {
   if (tokens.empty()) return Status::InvalidArgument("the prompt has no tokens");
   for (size_t done = 0; done < tokens.size();) {
-    const uint32_t n = static_cast<uint32_t>(std::min<size_t>(n_batch_, tokens.size() - done));
+    const uint32_t n = static_cast<uint32_t>(std::min<size_t>(n_ubatch_, tokens.size() - done));
     VEXFS_RETURN_IF_ERROR(Decode(tokens.data() + done, n, done + n == tokens.size()));
     done += n;
+    if (progress) progress(done, tokens.size());
   }
   return Status::Ok();
 }

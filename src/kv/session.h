@@ -7,6 +7,7 @@
 #define VEXFS_KV_SESSION_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -54,8 +55,11 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  // Decodes `tokens` at positions 0.. into settings.seq_id; keeps the last logits.
-  Status Prefill(const std::vector<int32_t>& tokens);
+  // Decodes `tokens` at positions 0.. into settings.seq_id, one micro-batch at a
+  // time (the same split for every caller, so results are comparable bit for
+  // bit); keeps the last logits. `progress(done, total)` follows each piece.
+  Status Prefill(const std::vector<int32_t>& tokens,
+                 const std::function<void(uint64_t, uint64_t)>& progress = {});
   // Continues greedily for `steps` tokens from the pending logits.
   Result<Continuation> Greedy(uint32_t steps);
   // The logits the next token will be chosen from.
@@ -79,7 +83,7 @@ class Session {
   RuntimeSettings settings_;
   llama_context* ctx_ = nullptr;
   uint32_t n_past_ = 0;
-  uint32_t n_batch_ = 0;
+  uint32_t n_ubatch_ = 0;
   std::vector<float> pending_;
 };
 

@@ -201,7 +201,7 @@ Result<ValidationReport> Validate(const Model& model, const StateBundle& b, cons
   // The target's own baseline: a second fresh context reads the prompt itself.
   VEXFS_ASSIGN_OR_RETURN(auto baseline, Session::Create(model, o.target, r.n_tokens + o.horizon + 1));
   auto t0 = std::chrono::steady_clock::now();
-  VEXFS_RETURN_IF_ERROR(baseline->Prefill(b.info.token_ids));
+  VEXFS_RETURN_IF_ERROR(baseline->Prefill(b.info.token_ids, o.progress));
   r.reprefill_seconds = SecondsSince(t0);
   r.next_logits_equal_reprefill = BitEqual(baseline->pending_logits(), b.next_logits);
   VEXFS_ASSIGN_OR_RETURN(Continuation from_prefill, baseline->Greedy(o.horizon));

@@ -17,6 +17,7 @@
 #ifndef VEXFS_KV_VALIDATE_H_
 #define VEXFS_KV_VALIDATE_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ struct ValidateOptions {
   uint32_t horizon = 64;
   uint32_t probes = 64;
   uint64_t probe_seed = 1;
+  std::function<void(uint64_t done, uint64_t total)> progress;  // the re-prefill, tokens
 };
 
 struct TensorCheck {

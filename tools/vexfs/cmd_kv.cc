@@ -142,6 +142,8 @@ void AddCapture(CLI::App& kv, Context& ctx) {
     o.block_size = a->block_size;
     o.output_path = a->output;
     o.signer = key.get();
+    Progress progress("prefill (tokens)");
+    o.progress = [&progress](uint64_t done, uint64_t total) { progress.Update(done, total); };
     auto r = kv::Capture(**model, o);
     if (!r.ok()) return (void)ctx.Fail(r.status());
     if (ctx.global.json) {
@@ -278,7 +280,10 @@ void AddVerifyCmd(CLI::App& kv, Context& ctx) {
     auto loaded = LoadState(ctx, *a);
     if (!loaded) return;
     o->target = loaded->settings;
+    Progress progress("re-prefill baseline (tokens)");
+    o->progress = [&progress](uint64_t done, uint64_t total) { progress.Update(done, total); };
     auto r = kv::Validate(*loaded->model, loaded->bundle, *o);
+    o->progress = nullptr;
     if (!r.ok()) return (void)ctx.Fail(r.status());
     if (ctx.global.json) {
       ctx.PrintJson(ReportJson(*r));
