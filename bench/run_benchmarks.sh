@@ -113,10 +113,8 @@ measure() {
   echo "== clearing $DIR" >&2
   case $ONLY in
     search) clear_search_results ;;
-    mount) clear_mount_results ;;
+    mount | usxf | kv) clear_bench_results "$ONLY" ;;
     store) clear_store_results ;;
-    usxf) clear_usxf_results ;;
-    kv) clear_kv_results ;;
     *) clear_scratch ;;
   esac
   cleared=$(date +%s)
@@ -269,32 +267,14 @@ clear_store_results() {
   fi
 }
 
-# Removes the mount results of an earlier run, keeping the rest.
-clear_mount_results() {
+# Removes one benchmark's results of an earlier run (PART is mount, usxf or kv:
+# results/PART_bench.*, PART.env and its lines in results.jsonl), keeping the rest.
+clear_bench_results() {
+  local part=$1
   mkdir -p "$RESULTS"
-  rm -f "$RESULTS"/mount_bench.* "$RESULTS/mount.env"
+  rm -f "$RESULTS"/"${part}"_bench.* "$RESULTS/$part.env"
   if [[ -f $RESULTS/results.jsonl ]]; then
-    grep -v '^{"bench":"mount"' "$RESULTS/results.jsonl" >"$RESULTS/results.tmp" || true
-    mv "$RESULTS/results.tmp" "$RESULTS/results.jsonl"
-  fi
-}
-
-# Removes the USXF results of an earlier run, keeping the rest.
-clear_usxf_results() {
-  mkdir -p "$RESULTS"
-  rm -f "$RESULTS"/usxf_bench.* "$RESULTS/usxf.env"
-  if [[ -f $RESULTS/results.jsonl ]]; then
-    grep -v '^{"bench":"usxf"' "$RESULTS/results.jsonl" >"$RESULTS/results.tmp" || true
-    mv "$RESULTS/results.tmp" "$RESULTS/results.jsonl"
-  fi
-}
-
-# Removes the KV results of an earlier run, keeping the rest.
-clear_kv_results() {
-  mkdir -p "$RESULTS"
-  rm -f "$RESULTS"/kv_bench.* "$RESULTS/kv.env"
-  if [[ -f $RESULTS/results.jsonl ]]; then
-    grep -v '^{"bench":"kv"' "$RESULTS/results.jsonl" >"$RESULTS/results.tmp" || true
+    grep -v "^{\"bench\":\"$part\"" "$RESULTS/results.jsonl" >"$RESULTS/results.tmp" || true
     mv "$RESULTS/results.tmp" "$RESULTS/results.jsonl"
   fi
 }

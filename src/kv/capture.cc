@@ -2,21 +2,12 @@
 
 #include <sys/stat.h>
 
-#include <chrono>
 
 #include "kv/blob_format.h"
+#include "kv/stopwatch.h"
 
 namespace vexfs::kv {
 namespace {
-
-double SecondsSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-BlobShape ShapeOf(const Model& model) {
-  const AttentionShape& a = model.shape();
-  return {a.n_layers, a.k_row(), a.v_row()};
-}
 
 // Positions go into the metadata as a start when they run 0.., 1.., else one by one.
 void SetPositions(usxf::KvCacheInfo& info, const std::vector<int32_t>& positions) {
@@ -35,7 +26,7 @@ void SetPositions(usxf::KvCacheInfo& info, const std::vector<int32_t>& positions
 Result<StateBundle> CaptureBundle(const Model& model, Session& session,
                                   const std::vector<int32_t>& tokens, uint32_t block_size) {
   VEXFS_ASSIGN_OR_RETURN(std::string blob, session.ReadSeqState());
-  const BlobShape shape = ShapeOf(model);
+  const BlobShape shape = model.shape().blob();
   VEXFS_ASSIGN_OR_RETURN(SeqState state, ParseSeqState(blob, shape));
   if (state.positions.size() != tokens.size()) {
     return Status::InvalidArgument("the sequence holds " + std::to_string(state.positions.size()) +
@@ -60,13 +51,13 @@ Result<CaptureReport> Capture(const Model& model, const CaptureOptions& o) {
   CaptureReport report;
   const uint32_t n_ctx = static_cast<uint32_t>(o.tokens.size()) + o.reference_steps + 1;
   VEXFS_ASSIGN_OR_RETURN(auto session, Session::Create(model, o.settings, n_ctx));
-  auto t0 = std::chrono::steady_clock::now();
+  Stopwatch clock;
   VEXFS_RETURN_IF_ERROR(session->Prefill(o.tokens, o.progress));
-  report.prefill_seconds = SecondsSince(t0);
+  report.prefill_seconds = clock.Seconds();
 
-  t0 = std::chrono::steady_clock::now();
+  clock.Restart();
   VEXFS_ASSIGN_OR_RETURN(StateBundle bundle, CaptureBundle(model, *session, o.tokens, o.block_size));
-  report.capture_seconds = SecondsSince(t0);
+  report.capture_seconds = clock.Seconds();
 
   if (o.reference_steps > 0) {
     VEXFS_ASSIGN_OR_RETURN(Continuation c, session->Greedy(o.reference_steps));
@@ -78,9 +69,9 @@ Result<CaptureReport> Capture(const Model& model, const CaptureOptions& o) {
     bundle.reference = std::move(ref);
     report.reference_tokens = c.tokens;
   }
-  t0 = std::chrono::steady_clock::now();
+  clock.Restart();
   VEXFS_RETURN_IF_ERROR(WriteStateFile(o.output_path, bundle, o.signer));
-  report.write_seconds = SecondsSince(t0);
+  report.write_seconds = clock.Seconds();
 
   report.n_tokens = static_cast<uint32_t>(o.tokens.size());
   report.type = bundle.kv.type;

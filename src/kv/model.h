@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kv/blob_format.h"
 #include "kv/model_fingerprint.h"
 #include "vexfs/status.h"
 #include "vexfs/usxf_kv.h"
@@ -36,6 +37,8 @@ struct AttentionShape {
 
   uint32_t k_row() const { return n_kv_heads * k_head_dim; }  // elements per token
   uint32_t v_row() const { return n_kv_heads * v_head_dim; }
+  // What every state blob of this model must look like.
+  BlobShape blob() const { return {n_layers, k_row(), v_row()}; }
 };
 
 class Model {

@@ -7,16 +7,11 @@
 #include <vector>
 
 #include "common/sha256.h"
-#include "gguf.h"
+#include "kv/gguf_ptr.h"
 #include "usxf/mapping.h"
 
 namespace vexfs::kv {
 namespace {
-
-struct GgufFree {
-  void operator()(gguf_context* g) const { gguf_free(g); }
-};
-using GgufPtr = std::unique_ptr<gguf_context, GgufFree>;
 
 size_t ScalarSize(gguf_type t) {
   switch (t) {

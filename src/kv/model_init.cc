@@ -11,16 +11,13 @@
 #include "common/file_util.h"
 #include "ggml-backend.h"
 #include "ggml.h"
-#include "gguf.h"
+#include "kv/gguf_ptr.h"
 #include "kv/llama_runtime.h"
 #include "llama.h"
 
 namespace vexfs::kv {
 namespace {
 
-struct GgufFree {
-  void operator()(gguf_context* g) const { gguf_free(g); }
-};
 struct GgmlFree {
   void operator()(ggml_context* c) const { ggml_free(c); }
 };
@@ -187,7 +184,7 @@ Status InitRandomModel(const ModelInitOptions& o) {
   VEXFS_RETURN_IF_ERROR(EnsureLlamaRuntime());
   const std::string vocab_path = o.vocab_path.empty() ? VocabPath(o.arch) : o.vocab_path;
   gguf_init_params vp{/*no_alloc=*/true, /*ctx=*/nullptr};
-  std::unique_ptr<gguf_context, GgufFree> vocab(gguf_init_from_file(vocab_path.c_str(), vp));
+  GgufPtr vocab(gguf_init_from_file(vocab_path.c_str(), vp));
   if (!vocab) return Status::NotFound(vocab_path + ": tokenizer GGUF missing or unreadable");
   const int64_t tokens_key = gguf_find_key(vocab.get(), "tokenizer.ggml.tokens");
   if (tokens_key < 0 || gguf_get_kv_type(vocab.get(), tokens_key) != GGUF_TYPE_ARRAY) {
@@ -195,7 +192,7 @@ Status InitRandomModel(const ModelInitOptions& o) {
   }
   const int64_t n_vocab = static_cast<int64_t>(gguf_get_arr_n(vocab.get(), tokens_key));
 
-  std::unique_ptr<gguf_context, GgufFree> meta(gguf_init_empty());
+  GgufPtr meta(gguf_init_empty());
   gguf_set_kv(meta.get(), vocab.get());
   SetQwen2Hparams(meta.get(), o);
   const size_t n_tensors = 2 + 12 * size_t{o.shape.n_layers};

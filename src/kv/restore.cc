@@ -1,16 +1,13 @@
 #include "kv/restore.h"
 
-#include <chrono>
+#include <algorithm>
 
 #include "kv/blob_format.h"
 #include "kv/cache_convert.h"
+#include "kv/stopwatch.h"
 
 namespace vexfs::kv {
 namespace {
-
-double SecondsSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 void Compare(std::string& diff, const char* what, bool same) {
   if (same) return;
@@ -45,7 +42,7 @@ Result<std::string> BuildTargetBlob(const Model& model, const StateBundle& b,
                                     const RuntimeSettings& settings) {
   VEXFS_RETURN_IF_ERROR(settings.Check());
   const AttentionShape& a = model.shape();
-  const BlobShape shape{a.n_layers, a.k_row(), a.v_row()};
+  const BlobShape shape = a.blob();
   const CacheLayout layout = settings.Layout(a);
   VEXFS_ASSIGN_OR_RETURN(LayerBuffers buffers, FromCanonical(b.kv, shape, layout));
   SeqState s;
@@ -72,7 +69,7 @@ Result<std::unique_ptr<Session>> RestoreBundle(const Model& model, const StateBu
                                                const RuntimeSettings& settings,
                                                uint32_t extra_tokens, RestoreTimings* timings,
                                                std::string* loaded_blob) {
-  auto t0 = std::chrono::steady_clock::now();
+  Stopwatch clock;
   VEXFS_RETURN_IF_ERROR(CheckIdentity(b.info, model));
   if (b.next_logits.size() != model.shape().n_vocab) {
     return Status::InvalidArgument("kv.next_logits has " + std::to_string(b.next_logits.size()) +
@@ -83,12 +80,12 @@ Result<std::unique_ptr<Session>> RestoreBundle(const Model& model, const StateBu
   for (int32_t p : b.info.positions) last_pos = std::max<int64_t>(last_pos, p);
   VEXFS_ASSIGN_OR_RETURN(std::string blob, BuildTargetBlob(model, b, settings));
   const uint32_t n_past = static_cast<uint32_t>(last_pos + 1);
-  if (timings != nullptr) timings->rebuild_seconds = SecondsSince(t0);
+  if (timings != nullptr) timings->rebuild_seconds = clock.Seconds();
 
   VEXFS_ASSIGN_OR_RETURN(auto session, Session::Create(model, settings, n_past + extra_tokens + 1));
-  t0 = std::chrono::steady_clock::now();
+  clock.Restart();
   VEXFS_RETURN_IF_ERROR(session->WriteSeqState(blob, n_past, b.next_logits));
-  if (timings != nullptr) timings->load_seconds = SecondsSince(t0);
+  if (timings != nullptr) timings->load_seconds = clock.Seconds();
   if (loaded_blob != nullptr) *loaded_blob = std::move(blob);
   return session;
 }
@@ -97,9 +94,9 @@ Result<std::unique_ptr<Session>> RestoreFile(const Model& model, const std::stri
                                              const usxf::Keyring* keyring,
                                              const RuntimeSettings& settings,
                                              uint32_t extra_tokens, RestoreTimings* timings) {
-  auto t0 = std::chrono::steady_clock::now();
+  Stopwatch clock;
   VEXFS_ASSIGN_OR_RETURN(StateBundle b, ReadStateFile(path, keyring));
-  if (timings != nullptr) timings->verify_seconds = SecondsSince(t0);
+  if (timings != nullptr) timings->verify_seconds = clock.Seconds();
   return RestoreBundle(model, b, settings, extra_tokens, timings);
 }
 

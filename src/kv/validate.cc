@@ -1,22 +1,16 @@
 #include "kv/validate.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 
 #include "kv/blob_format.h"
 #include "kv/cache_convert.h"
 #include "kv/restore.h"
+#include "kv/stopwatch.h"
 
 namespace vexfs::kv {
 namespace {
-
-double SecondsSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-BlobShape ShapeOf(const Model& m) { return {m.shape().n_layers, m.shape().k_row(), m.shape().v_row()}; }
 
 // Every value of a canonical cache as f32 with any rotation undone: what the
 // attention actually sees, comparable across cache types.
@@ -116,7 +110,7 @@ bool SameLayers(const SeqState& a, const SeqState& b) {
 
 Result<TensorCheck> CheckTensors(const Model& model, Session& target, const std::string& loaded,
                                  const CanonicalKv& source, CanonicalKv* readback) {
-  const BlobShape shape = ShapeOf(model);
+  const BlobShape shape = model.shape().blob();
   VEXFS_ASSIGN_OR_RETURN(std::string blob, target.ReadSeqState());
   VEXFS_ASSIGN_OR_RETURN(SeqState got, ParseSeqState(blob, shape));
   VEXFS_ASSIGN_OR_RETURN(SeqState want, ParseSeqState(loaded, shape));
@@ -141,7 +135,7 @@ Result<TensorCheck> CheckTensors(const Model& model, Session& target, const std:
 
 ProbeCheck Probe(const Model& model, const CanonicalKv& source, const CanonicalKv& readback,
                  const ValidateOptions& o) {
-  const BlobShape shape = ShapeOf(model);
+  const BlobShape shape = model.shape().blob();
   const AttentionShape& a = model.shape();
   const std::vector<float> src = PlainValues(source, shape), got = PlainValues(readback, shape);
   const uint64_t layer_elems = uint64_t{source.n_tokens} * (shape.k_row + shape.v_row);
@@ -200,9 +194,9 @@ Result<ValidationReport> Validate(const Model& model, const StateBundle& b, cons
 
   // The target's own baseline: a second fresh context reads the prompt itself.
   VEXFS_ASSIGN_OR_RETURN(auto baseline, Session::Create(model, o.target, r.n_tokens + o.horizon + 1));
-  auto t0 = std::chrono::steady_clock::now();
+  Stopwatch clock;
   VEXFS_RETURN_IF_ERROR(baseline->Prefill(b.info.token_ids, o.progress));
-  r.reprefill_seconds = SecondsSince(t0);
+  r.reprefill_seconds = clock.Seconds();
   r.next_logits_equal_reprefill = BitEqual(baseline->pending_logits(), b.next_logits);
   VEXFS_ASSIGN_OR_RETURN(Continuation from_prefill, baseline->Greedy(o.horizon));
   baseline.reset();
@@ -211,7 +205,7 @@ Result<ValidationReport> Validate(const Model& model, const StateBundle& b, cons
 
   // 5: the corrupted control must change what the model computes.
   StateBundle bad = b;
-  bad.kv = Corrupted(b.kv, ShapeOf(model));
+  bad.kv = Corrupted(b.kv, model.shape().blob());
   VEXFS_ASSIGN_OR_RETURN(auto control, RestoreBundle(model, bad, o.target, o.horizon, nullptr));
   VEXFS_ASSIGN_OR_RETURN(Continuation from_control, control->Greedy(o.horizon));
   const ContinuationCheck c = CompareFull(from_control, from_restore);

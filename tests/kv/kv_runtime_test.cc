@@ -121,7 +121,7 @@ TEST_F(KvRuntimeTest, CorruptedKvFailsVerification) {
   StateBundle b = CaptureToFile(TestSettings(), "s.usxf");
   // A well-formed file whose cache is not the prompt's: every K value of layer 1
   // negated (f16 sign bit). Digests cannot catch this; the causal check must.
-  const BlobShape shape{2, model_->shape().k_row(), model_->shape().v_row()};
+  const BlobShape shape = model_->shape().blob();
   for (uint64_t i = b.kv.KOffset(shape, 1); i < b.kv.VOffset(shape, 1); i += 2) b.kv.data[i + 1] ^= char(0x80);
   ValidateOptions o;
   o.target = TestSettings();

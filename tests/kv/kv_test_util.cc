@@ -5,16 +5,12 @@
 
 #include <memory>
 
-#include "gguf.h"
+#include "kv/gguf_ptr.h"
 #include "kv/llama_runtime.h"
 #include "kv/model_init.h"
 
 namespace vexfs::kv::test {
 namespace {
-
-struct GgufFree {
-  void operator()(gguf_context* g) const { gguf_free(g); }
-};
 
 bool Exists(const std::string& path) {
   struct stat st;
@@ -27,9 +23,9 @@ std::string VariantVocab(const std::string& dir) {
   const std::string out = dir + "/vocab-qwen2-swapped-merges.gguf";
   if (Exists(out)) return out;
   gguf_init_params p{true, nullptr};
-  std::unique_ptr<gguf_context, GgufFree> src(gguf_init_from_file(VocabPath("qwen2").c_str(), p));
+  GgufPtr src(gguf_init_from_file(VocabPath("qwen2").c_str(), p));
   if (!src) return "";
-  std::unique_ptr<gguf_context, GgufFree> dst(gguf_init_empty());
+  GgufPtr dst(gguf_init_empty());
   gguf_set_kv(dst.get(), src.get());
   const int64_t k = gguf_find_key(src.get(), "tokenizer.ggml.merges");
   std::vector<std::string> merges;
