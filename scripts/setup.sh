@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   liblmdb-dev lmdb-utils
-  libssl-dev libzstd-dev libxxhash-dev libfaiss-dev zlib1g-dev
+  libssl-dev libzstd-dev libxxhash-dev libfaiss-dev libxapian-dev zlib1g-dev
   dataset-fashion-mnist
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
@@ -37,4 +37,5 @@ else
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 "$(dirname "$0")/fetch_llama.sh"
+"$(dirname "$0")/fetch_glove.sh"
 echo "setup: done"

@@ -53,7 +53,32 @@ struct IndexOptions {
   uint64_t exact_max_visible = 20000;
 };
 
+// Which index answers: both fused (the default), BM25 over passage words alone,
+// or the embedding model's vectors alone (docs/search.md, "Modes").
+enum class SearchMode { kHybrid, kLexical, kDense };
+// How hybrid search merges the two rankings: reciprocal rank fusion (the
+// default), or a mix of min-max normalised scores.
+enum class FusionMethod { kRrf, kScoreMix };
+const char* SearchModeName(SearchMode mode);  // "hybrid", "lexical", "dense"
+const char* FusionMethodName(FusionMethod method);  // "rrf", "mix"
+// kInvalidArgument naming the known modes (methods) for anything else.
+Result<SearchMode> ParseSearchMode(std::string_view name);
+Result<FusionMethod> ParseFusionMethod(std::string_view name);
+
+// The mode of a text request that names none. Lexical until a dense model lifts
+// hybrid search above it: with the built-in embedders (hash, GloVe) hybrid
+// search ranks below plain BM25 on the benchmark collection (docs/search.md,
+// "Quality"), and no default may rank below BM25.
+inline constexpr SearchMode kDefaultSearchMode = SearchMode::kLexical;
+
 struct SearchRequest {
+  // nullopt: dense when the request gives a vector or names a model, else
+  // kDefaultSearchMode.
+  std::optional<SearchMode> mode;
+  FusionMethod fusion = FusionMethod::kRrf;
+  // Lexical side: expand the query with terms of its best passages (pseudo-
+  // relevance feedback; docs/search.md says when it helps).
+  bool feedback = false;
   std::string query;          // text, embedded by the embedder of `model`
   std::vector<float> vector;  // or a ready query vector (needed for supplied models)
   std::string model;          // "" = the text embedder's model
@@ -69,27 +94,44 @@ struct SearchRequest {
   int ef_search = 0;          // HNSW beam width for this query (0 = IndexOptions')
 };
 
+// Where one side of a search ranked a hit: rank 1 is its best.
+struct HitRank {
+  uint32_t rank = 0;
+  float score = 0;  // that side's own score: BM25 weight, or vector similarity
+};
+
 struct SearchHit {
   std::string path;
   uint64_t offset = 0;  // the passage's byte range in the file
   uint64_t length = 0;
-  float score = 0;      // higher is better (inner product, or -squared L2)
+  // Higher is better: the fused score (hybrid), BM25 weight (lexical), inner
+  // product or -squared L2 (dense).
+  float score = 0;
   std::string snippet;  // the passage's start, whitespace collapsed
+  std::optional<HitRank> dense;    // set when the dense side found this hit
+  std::optional<HitRank> lexical;  // set when the lexical side found it
 };
 
 struct SearchResult {
   std::vector<SearchHit> hits;
-  std::string model;
-  std::string method;              // "exact" or "hnsw"
+  std::string mode;                // what answered: "hybrid", "lexical" or "dense"
+  std::string fusion;              // hybrid only: "rrf" or "mix"
+  std::string model;               // the dense side's model ("" if it did not run)
+  std::string lexical_model;       // the lexical side's model ("" if it did not run)
+  std::string method;              // dense side: "exact" or "hnsw"
   uint64_t visible_vectors = 0;    // vectors that passed view and filters
+  uint64_t visible_passages = 0;   // lexical passages that passed view and filters
   uint64_t unindexed_files = 0;    // files of the view not yet indexed
+  // Hybrid searches that fell back to one side say why (e.g. "the query has no
+  // words to match"); empty otherwise.
+  std::string note;
 };
 
 struct ModelStatus {
   std::string name;
   uint32_t dim = 0;
   std::string metric;   // "ip" or "l2"
-  std::string kind;     // "embedded" or "supplied"
+  std::string kind;     // "embedded", "supplied" or "lexical"
   std::string fingerprint;
   uint64_t vectors = 0;
 };

@@ -22,6 +22,10 @@ Status ApplyOption(std::string_view option, SearchRequest* request) {
     request->passages = true;
     return Status::Ok();
   }
+  if (option == "feedback") {
+    request->feedback = true;
+    return Status::Ok();
+  }
   size_t eq = option.find('=');
   if (eq == std::string_view::npos) {
     return Status::InvalidArgument("unknown search option '" + std::string(option) + "'");
@@ -36,6 +40,10 @@ Status ApplyOption(std::string_view option, SearchRequest* request) {
                                      "'");
     }
     request->k = k;
+  } else if (key == "mode") {
+    VEXFS_ASSIGN_OR_RETURN(request->mode, ParseSearchMode(value));
+  } else if (key == "fusion") {
+    VEXFS_ASSIGN_OR_RETURN(request->fusion, ParseFusionMethod(value));
   } else if (key == "under") {
     request->under = value;
   } else if (key == "at") {

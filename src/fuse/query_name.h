@@ -2,6 +2,7 @@
 //
 //   <query text>[@option,option,...]
 //   options: k=N  under=PATH  where=KEY=VALUE (repeatable)  at=SNAPSHOT  passages
+//            mode=hybrid|lexical|dense  fusion=rrf|mix  feedback
 //
 // A path component cannot hold '/', so text and values are percent-decoded:
 // "under=notes%2Fdaily" means notes/daily; %40 is '@' and %2C is ','. The split is

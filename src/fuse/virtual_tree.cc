@@ -40,6 +40,12 @@ std::string JoinPath(std::string_view dir, std::string_view name) {
   return dir.empty() ? std::string(name) : std::string(dir) + "/" + std::string(name);
 }
 
+// One side's rank and score for a hit (null where that side did not find it).
+nlohmann::json SideJson(const std::optional<HitRank>& r) {
+  if (!r) return nullptr;
+  return {{"rank", r->rank}, {"score", r->score}};
+}
+
 std::string BaseName(std::string_view path) {
   size_t slash = path.rfind('/');
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
@@ -144,6 +150,7 @@ Result<std::shared_ptr<VirtualTree::Node>> VirtualTree::MakeQuery(std::string_vi
         std::string(width - std::min(width, rank.size()), '0') + rank + "-" + BaseName(hit.path);
     nlohmann::json line = {{"rank", i + 1},         {"name", link},         {"path", hit.path},
                            {"score", hit.score},    {"offset", hit.offset}, {"length", hit.length},
+                           {"dense", SideJson(hit.dense)}, {"lexical", SideJson(hit.lexical)},
                            {"snippet", hit.snippet}};
     query->jsonl += line.dump() + "\n";
     query->link_names.push_back(std::move(link));

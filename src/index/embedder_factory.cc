@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "index/exec_embedder.h"
+#include "index/glove_embedder.h"
 #include "index/hash_embedder.h"
 
 namespace vexfs::index {
@@ -20,6 +21,12 @@ Result<std::unique_ptr<Embedder>> MakeEmbedder(std::string_view spec) {
     }
     return MakeHashEmbedder(dim);
   }
+  if (spec == "glove") return MakeGloveEmbedder(DefaultGlovePath());
+  if (spec.starts_with("glove:")) {
+    std::string_view path = spec.substr(6);
+    if (path.empty()) return Status::InvalidArgument("embedder 'glove:PATH' needs a path");
+    return MakeGloveEmbedder(std::string(path));
+  }
   if (spec.starts_with(kExecSpecPrefix)) {
     std::string_view command = spec.substr(kExecSpecPrefix.size());
     if (command.find_first_not_of(" \t") == std::string_view::npos) {
@@ -28,7 +35,7 @@ Result<std::unique_ptr<Embedder>> MakeEmbedder(std::string_view spec) {
     return MakeExecEmbedder(std::string(command));
   }
   return Status::InvalidArgument("unknown embedder '" + std::string(spec) +
-                                 "' (known: hash, hash:DIM, exec:COMMAND)");
+                                 "' (known: hash, hash:DIM, glove, glove:PATH, exec:COMMAND)");
 }
 
 }  // namespace vexfs::index

@@ -9,7 +9,10 @@
 
 namespace vexfs::index {
 
-inline constexpr std::string_view kDefaultEmbedderSpec = "hash";
+// New stores embed with GloVe word vectors (docs/glove.md). Stores indexed before
+// that default existed keep the embedder they were indexed with.
+inline constexpr std::string_view kDefaultEmbedderSpec = "glove";
+inline constexpr std::string_view kLegacyDefaultEmbedderSpec = "hash";
 
 // kInvalidArgument naming the problem for an unknown or malformed spec. For
 // "exec:COMMAND" the command is started and its handshake checked here, so that

@@ -21,6 +21,8 @@ Result<std::vector<FilePassage>> ReadFilePassages(internal::StoreImpl* impl, std
   VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(scope.txn(), scope.dbs()));
   std::vector<FilePassage> out;
   for (const ModelRecord& m : models) {
+    // Lexical passages have no vector; the lexical index is searched, not read.
+    if (m.kind == ModelKind::kLexical) continue;
     if (!model.empty() && m.info.name != model) continue;
     VEXFS_ASSIGN_OR_RETURN(auto passages, LoadPassages(scope.txn(), scope.dbs(), m.id, version));
     if (!passages) continue;

@@ -12,10 +12,15 @@
 #include "common/sha256.h"
 #include "index/embedder_factory.h"
 #include "index/file_passages.h"
+#include "index/fusion.h"
+#include "index/lexical_analysis.h"
+#include "index/lexical_checkpoint.h"
+#include "index/lexical_index.h"
 #include "index/indexer.h"
 #include "index/model_registry.h"
 #include "index/searcher.h"
 #include "index/supplied_vectors.h"
+#include "index/text_detect.h"
 #include "index/vector_index.h"
 #include "index/vector_log.h"
 #include "index/view_catalog.h"
@@ -26,6 +31,35 @@ namespace vexfs {
 
 std::string MetaXattrName(std::string_view key) { return "user.vexfs.meta." + std::string(key); }
 
+const char* SearchModeName(SearchMode mode) {
+  switch (mode) {
+    case SearchMode::kLexical: return "lexical";
+    case SearchMode::kDense: return "dense";
+    case SearchMode::kHybrid: break;
+  }
+  return "hybrid";
+}
+
+const char* FusionMethodName(FusionMethod method) {
+  return method == FusionMethod::kScoreMix ? "mix" : "rrf";
+}
+
+Result<SearchMode> ParseSearchMode(std::string_view name) {
+  for (SearchMode m : {SearchMode::kHybrid, SearchMode::kLexical, SearchMode::kDense}) {
+    if (name == SearchModeName(m)) return m;
+  }
+  return Status::InvalidArgument("unknown search mode '" + std::string(name) +
+                                 "' (known: hybrid, lexical, dense)");
+}
+
+Result<FusionMethod> ParseFusionMethod(std::string_view name) {
+  for (FusionMethod m : {FusionMethod::kRrf, FusionMethod::kScoreMix}) {
+    if (name == FusionMethodName(m)) return m;
+  }
+  return Status::InvalidArgument("unknown fusion method '" + std::string(name) +
+                                 "' (known: rrf, mix)");
+}
+
 namespace index {
 namespace {
 
@@ -34,17 +68,32 @@ constexpr size_t kCachedCatalogs = 4;
 constexpr size_t kCachedFilters = 8;
 constexpr std::string_view kEmbedderKey = "ix_embedder";
 
+// The embedder the store records; without a record, the default of the release
+// that indexed it: a store with "hash-384" vectors but no record was indexed when
+// "hash" was the default, and keeps it until the user chooses another.
 Result<std::string> StoredEmbedderSpec(internal::StoreImpl* impl) {
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
   VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(impl->dbs().meta, kEmbedderKey));
-  return raw ? std::string(*raw) : std::string(kDefaultEmbedderSpec);
+  if (raw) return std::string(*raw);
+  VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(txn, impl->dbs()));
+  for (const ModelRecord& m : models) {
+    if (m.kind == ModelKind::kEmbedded && m.info.name == "hash-384") {
+      return std::string(kLegacyDefaultEmbedderSpec);
+    }
+  }
+  return std::string(kDefaultEmbedderSpec);
 }
 
 uint64_t LastTxnId(internal::StoreImpl* impl) {
   MDB_envinfo info;
   mdb_env_info(impl->lmdb().env(), &info);
   return info.me_last_txnid;
+}
+
+SearchMode EffectiveMode(const SearchRequest& r) {
+  if (r.mode) return *r.mode;
+  return !r.vector.empty() || !r.model.empty() ? SearchMode::kDense : kDefaultSearchMode;
 }
 
 Status ValidateRequest(const SearchRequest& r) {
@@ -58,7 +107,25 @@ Status ValidateRequest(const SearchRequest& r) {
   if (!r.snapshot.empty() && !r.branch.empty()) {
     return Status::InvalidArgument("search a snapshot or a branch, not both");
   }
+  if (EffectiveMode(r) == SearchMode::kLexical && r.query.empty()) {
+    return Status::InvalidArgument("lexical search needs query text, not only a vector");
+  }
+  if (r.query.size() > kMaxQueryBytes) {
+    return Status::InvalidArgument("the query is " + std::to_string(r.query.size()) +
+                                   " bytes; at most " + std::to_string(kMaxQueryBytes) +
+                                   " are searched");
+  }
+  if (!IsValidUtf8(r.query)) return Status::InvalidArgument("the query is not valid UTF-8");
   return Status::Ok();
+}
+
+std::string ModelKindName(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::kSupplied: return "supplied";
+    case ModelKind::kLexical: return "lexical";
+    case ModelKind::kEmbedded: break;
+  }
+  return "embedded";
 }
 
 }  // namespace
@@ -95,6 +162,11 @@ class IndexImpl {
   }
 
  private:
+  // What a search keeps alive while it builds its hits.
+  struct Held {
+    std::shared_ptr<const ViewCatalog> dense_catalog, lexical_catalog;
+    std::shared_ptr<const FilterResult> dense_filter, lexical_filter;
+  };
   struct CachedCatalog {
     std::string key;
     std::shared_ptr<const ViewCatalog> catalog;
@@ -108,6 +180,12 @@ class IndexImpl {
   Result<std::shared_ptr<const FilterResult>> Filter(
       const std::shared_ptr<const ViewCatalog>& catalog, const SearchRequest& request);
   Result<VectorIndex*> AnnIndex(const ModelRecord& model, bool load);
+  // The caught-up lexical index of `model`, opened on first need (lex_mu_ held).
+  Result<LexicalIndex*> LexIndex(const ModelRecord& model);
+  Result<std::optional<ModelRecord>> LexicalModel();
+  Result<SideRanking> SearchDense(const SearchRequest& request, size_t depth, Held* held);
+  Result<SideRanking> SearchLexical(const SearchRequest& request, size_t depth, Held* held);
+  Status RebuildModel(const ModelRecord& m, const ProgressFn& progress);
   std::string IndexDir() const { return store_->path() + "/index"; }
 
   Store* store_;
@@ -135,6 +213,13 @@ class IndexImpl {
   std::mutex ann_mu_;  // guards ann_; held for a whole search (FAISS's beam width is global)
   std::map<uint32_t, LoadedAnn> ann_;
 
+  struct LoadedLexical {
+    std::unique_ptr<LexicalIndex> index;
+    uint64_t caught_up_at = 0;  // LMDB transaction id of the last catch-up
+  };
+  std::mutex lex_mu_;  // guards lexical_; held for a whole lexical search (Xapian)
+  std::map<uint32_t, LoadedLexical> lexical_;
+
   std::mutex bg_mu_;
   std::condition_variable bg_cv_;
   bool bg_stop_ = false;
@@ -151,7 +236,7 @@ Result<IndexStatus> IndexImpl::GetStatus() {
   VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(txn, impl_->dbs()));
   for (const ModelRecord& m : models) {
     status.models.push_back({m.info.name, m.info.dim, MetricName(m.info.metric),
-                             m.kind == ModelKind::kSupplied ? "supplied" : "embedded",
+                             ModelKindName(m.kind),
                              m.info.fingerprint, m.next_vector});
   }
   return status;
@@ -197,21 +282,33 @@ void IndexImpl::StopBackground() {
 }
 
 Status IndexImpl::Rebuild(const ProgressFn& progress) {
-  std::lock_guard lock(ann_mu_);
+  std::scoped_lock lock(ann_mu_, lex_mu_);
   ann_.clear();
+  lexical_.clear();
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
   VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(txn, impl_->dbs()));
   txn.Abort();
-  for (const ModelRecord& m : models) {
-    std::error_code ignored;  // a missing file is fine; an unwritable one fails below
-    std::filesystem::remove(VectorIndex::DataPath(IndexDir(), m.id), ignored);
-    std::filesystem::remove(VectorIndex::MetaPath(IndexDir(), m.id), ignored);
-    HnswParams params{options_.hnsw_m, options_.hnsw_ef_construction, options_.hnsw_ef_search};
-    VEXFS_ASSIGN_OR_RETURN(auto ann, VectorIndex::Open(impl_, m, IndexDir(), params, progress));
-    VEXFS_RETURN_IF_ERROR(ann->SaveCheckpoint());
-    ann_[m.id] = LoadedAnn{std::move(ann), 0};
+  for (const ModelRecord& m : models) VEXFS_RETURN_IF_ERROR(RebuildModel(m, progress));
+  return Status::Ok();
+}
+
+// Called with ann_mu_ and lex_mu_ held.
+Status IndexImpl::RebuildModel(const ModelRecord& m, const ProgressFn& progress) {
+  if (m.kind == ModelKind::kLexical) {
+    VEXFS_RETURN_IF_ERROR(RemoveLexicalCheckpoint(IndexDir(), m.id));
+    VEXFS_ASSIGN_OR_RETURN(auto lex, LexicalIndex::Open(impl_, m, IndexDir(), progress));
+    VEXFS_RETURN_IF_ERROR(lex->SaveCheckpoint());
+    lexical_[m.id] = LoadedLexical{std::move(lex), 0};
+    return Status::Ok();
   }
+  std::error_code ignored;  // a missing file is fine; an unwritable one fails below
+  std::filesystem::remove(VectorIndex::DataPath(IndexDir(), m.id), ignored);
+  std::filesystem::remove(VectorIndex::MetaPath(IndexDir(), m.id), ignored);
+  HnswParams params{options_.hnsw_m, options_.hnsw_ef_construction, options_.hnsw_ef_search};
+  VEXFS_ASSIGN_OR_RETURN(auto ann, VectorIndex::Open(impl_, m, IndexDir(), params, progress));
+  VEXFS_RETURN_IF_ERROR(ann->SaveCheckpoint());
+  ann_[m.id] = LoadedAnn{std::move(ann), 0};
   return Status::Ok();
 }
 
@@ -332,16 +429,123 @@ Result<std::shared_ptr<const FilterResult>> IndexImpl::Filter(
   return shared;
 }
 
-Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
-  VEXFS_RETURN_IF_ERROR(ValidateRequest(request));
+Result<LexicalIndex*> IndexImpl::LexIndex(const ModelRecord& model) {
+  auto it = lexical_.find(model.id);
+  if (it == lexical_.end()) {
+    VEXFS_ASSIGN_OR_RETURN(auto lex, LexicalIndex::Open(impl_, model, IndexDir()));
+    it = lexical_.emplace(model.id, LoadedLexical{std::move(lex), 0}).first;
+  }
+  uint64_t txn_id = LastTxnId(impl_);
+  LoadedLexical& loaded = it->second;
+  if (loaded.caught_up_at != txn_id) {
+    VEXFS_RETURN_IF_ERROR(loaded.index->CatchUp());
+    loaded.caught_up_at = txn_id;
+  }
+  LexicalIndex* lex = loaded.index.get();
+  // Checkpoint when a good share of the index would otherwise be rebuilt again.
+  if (lex->unsaved() >= std::max<uint64_t>(1000, lex->size() / 4)) {
+    Status saved = lex->SaveCheckpoint();
+    (void)saved;  // a read-only store simply rebuilds in memory next time
+  }
+  return lex;
+}
+
+Result<std::optional<ModelRecord>> IndexImpl::LexicalModel() {
+  internal::Txn txn;
+  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, impl_->dbs(), kLexicalModelName));
+  if (model && model->kind != ModelKind::kLexical) {
+    return Status::Corruption("model '" + std::string(kLexicalModelName) + "' is not lexical");
+  }
+  return model;
+}
+
+Result<SideRanking> IndexImpl::SearchDense(const SearchRequest& request, size_t depth,
+                                           Held* held) {
   VEXFS_ASSIGN_OR_RETURN(ModelRecord model, ResolveModel(request));
   VEXFS_ASSIGN_OR_RETURN(std::vector<float> query, QueryVector(request, model));
-  VEXFS_ASSIGN_OR_RETURN(auto catalog, Catalog(request, model));
-  VEXFS_ASSIGN_OR_RETURN(auto filter, Filter(catalog, request));
+  VEXFS_ASSIGN_OR_RETURN(held->dense_catalog, Catalog(request, model));
+  VEXFS_ASSIGN_OR_RETURN(held->dense_filter, Filter(held->dense_catalog, request));
   SearchTuning tuning{options_.exact_max_visible, options_.hnsw_ef_search};
   std::lock_guard lock(ann_mu_);
   auto get_index = [&](bool load) { return AnnIndex(model, load); };
-  return SearchCatalog(impl_, *catalog, filter.get(), model, query, request, tuning, get_index);
+  VEXFS_ASSIGN_OR_RETURN(SideRanking out,
+                         RankDense(impl_, *held->dense_catalog, held->dense_filter.get(), model,
+                                   query, request, depth, tuning, get_index));
+  out.model = model.info.name;
+  return out;
+}
+
+Result<SideRanking> IndexImpl::SearchLexical(const SearchRequest& request, size_t depth,
+                                             Held* held) {
+  VEXFS_ASSIGN_OR_RETURN(auto model, LexicalModel());
+  if (!model) {
+    // Nothing indexed yet: the catalog of an unregistered model still counts
+    // the view's files as unindexed.
+    ModelRecord none;
+    none.kind = ModelKind::kLexical;
+    none.info.name = std::string(kLexicalModelName);
+    VEXFS_ASSIGN_OR_RETURN(held->lexical_catalog, Catalog(request, none));
+    return RankLexical(*held->lexical_catalog, nullptr, nullptr, request, depth);
+  }
+  VEXFS_ASSIGN_OR_RETURN(held->lexical_catalog, Catalog(request, *model));
+  VEXFS_ASSIGN_OR_RETURN(held->lexical_filter, Filter(held->lexical_catalog, request));
+  std::lock_guard lock(lex_mu_);
+  VEXFS_ASSIGN_OR_RETURN(LexicalIndex* lex, LexIndex(*model));
+  return RankLexical(*held->lexical_catalog, held->lexical_filter.get(), lex, request, depth);
+}
+
+Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
+  VEXFS_RETURN_IF_ERROR(ValidateRequest(request));
+  SearchResult result;
+  // Without query text (a vector alone) only the dense side can answer.
+  SearchMode mode = EffectiveMode(request);
+  bool lexical = mode != SearchMode::kDense && !request.query.empty();
+  bool dense = mode != SearchMode::kLexical;
+  Held held;
+  SideRanking lexical_side, dense_side;
+  size_t depth = lexical && dense ? std::max(request.k, kFusionDepth) : request.k;
+  if (lexical) {
+    VEXFS_ASSIGN_OR_RETURN(lexical_side, SearchLexical(request, depth, &held));
+    result.lexical_model = std::string(kLexicalModelName);
+    result.visible_passages = lexical_side.visible;
+    if (lexical_side.empty_query) {
+      if (!dense) {
+        return Status::InvalidArgument("nothing to search for: the query has no words to match");
+      }
+      lexical = false;
+      result.lexical_model.clear();
+      result.note = "the query has no words to match: dense search only";
+    }
+  }
+  if (dense) {
+    VEXFS_ASSIGN_OR_RETURN(dense_side, SearchDense(request, depth, &held));
+    result.model = dense_side.model;
+    result.method = dense_side.method;
+    result.visible_vectors = dense_side.visible;
+  }
+  result.unindexed_files = std::max(lexical_side.unindexed_files, dense_side.unindexed_files);
+  if (lexical && dense) {
+    result.mode = SearchModeName(SearchMode::kHybrid);
+    result.fusion = FusionMethodName(request.fusion);
+    for (const FusedResult& f : Fuse(dense_side, lexical_side, request.fusion, request.passages,
+                                     request.k)) {
+      VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(impl_, *f.shown, request.snippets));
+      hit.score = static_cast<float>(f.score);
+      hit.dense = f.dense;
+      hit.lexical = f.lexical;
+      result.hits.push_back(std::move(hit));
+    }
+    return result;
+  }
+  const SideRanking& side = lexical ? lexical_side : dense_side;
+  result.mode = SearchModeName(lexical ? SearchMode::kLexical : SearchMode::kDense);
+  for (size_t i = 0; i < side.ranked.size(); ++i) {
+    VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(impl_, side.ranked[i], request.snippets));
+    (lexical ? hit.lexical : hit.dense) = HitRank{static_cast<uint32_t>(i + 1), hit.score};
+    result.hits.push_back(std::move(hit));
+  }
+  return result;
 }
 
 }  // namespace index
@@ -364,23 +568,8 @@ Status Index::SetEmbedder(Store* store, std::string_view spec) {
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(store->impl()->BeginTxn(&txn, true));
   VEXFS_RETURN_IF_ERROR(txn.Put(store->impl()->dbs().meta, index::kEmbedderKey, spec));
-  // Everything must be embedded by the new model: rescan every working tree.
-  VEXFS_ASSIGN_OR_RETURN(auto refs, internal::ScanPrefix(txn, store->impl()->dbs().refs,
-                                                         internal::kBranchRefPrefix));
-  for (const auto& [key, value] : refs) {
-    internal::BranchRecord rec;
-    VEXFS_RETURN_IF_ERROR(internal::DecodeBranch(value, &rec));
-    VEXFS_RETURN_IF_ERROR(internal::DeletePrefix(&txn, store->impl()->dbs().ix_files,
-                                                 internal::BranchPrefix(rec.id)));
-    VEXFS_RETURN_IF_ERROR(internal::EnqueueBranch(&txn, store->impl()->dbs(), rec.id));
-  }
-  // Snapshots too: versions no working tree holds any more still need the model.
-  VEXFS_ASSIGN_OR_RETURN(auto snaps, internal::ScanPrefix(txn, store->impl()->dbs().refs,
-                                                          internal::kSnapshotRefPrefix));
-  for (const auto& [key, value] : snaps) {
-    VEXFS_RETURN_IF_ERROR(internal::EnqueueCommit(&txn, store->impl()->dbs(),
-                                                  ObjectId::FromBytes(value)));
-  }
+  // Everything must be embedded by the new model.
+  VEXFS_RETURN_IF_ERROR(index::QueueEveryView(&txn, store->impl()->dbs(), /*forget_indexed=*/true));
   return txn.Commit();
 }
 

@@ -77,7 +77,9 @@ Status DecodeModel(std::string_view v, ModelRecord* m) {
   bool ok = d.GetVarint32(&m->id) && d.GetU8(&kind) && d.GetBytes(&name) &&
             d.GetVarint32(&m->info.dim) && GetMetric(&d, &m->info.metric) &&
             d.GetBytes(&fingerprint) && d.GetVarint(&m->next_vector) && d.done();
-  if (!ok || (kind != uint8_t(ModelKind::kEmbedded) && kind != uint8_t(ModelKind::kSupplied))) {
+  bool known_kind = kind == uint8_t(ModelKind::kEmbedded) ||
+                    kind == uint8_t(ModelKind::kSupplied) || kind == uint8_t(ModelKind::kLexical);
+  if (!ok || !known_kind) {
     return Status::Corruption("model record is malformed");
   }
   m->kind = static_cast<ModelKind>(kind);

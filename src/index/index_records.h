@@ -26,6 +26,7 @@ namespace vexfs::index {
 enum class ModelKind : uint8_t {
   kEmbedded = 'e',  // computed by an embedder from passage text by the indexer
   kSupplied = 's',  // given by the agent (API, CLI, xattr) for files or ranges
+  kLexical = 'l',   // no vectors: passage texts for the lexical (BM25) index
 };
 
 struct ModelRecord {

@@ -6,6 +6,8 @@
 
 #include "common/coding.h"
 #include "common/sha256.h"
+#include "index/lexical_analysis.h"
+#include "index/lexical_log.h"
 #include "index/model_registry.h"
 #include "index/text_detect.h"
 #include "index/vector_log.h"
@@ -26,6 +28,26 @@ struct PendingPassage {
   ObjectId hash;
   std::optional<uint64_t> vector;  // known already
   size_t embed_slot = kNoSlot;     // else: which embedded text gives it
+  std::optional<uint64_t> lexical;  // the same for the lexical model
+  size_t lexical_slot = kNoSlot;
+};
+
+// Passage texts a model has never seen, each once per batch.
+struct NewTexts {
+  std::vector<std::string> texts;
+  std::vector<ObjectId> hashes;
+  std::unordered_map<ObjectId, size_t, ObjectIdHash> slot_of_hash;
+  size_t bytes = 0;
+
+  size_t SlotFor(const ObjectId& hash, std::string_view text) {
+    auto [it, inserted] = slot_of_hash.try_emplace(hash, texts.size());
+    if (inserted) {
+      texts.emplace_back(text);
+      hashes.push_back(hash);
+      bytes += text.size();
+    }
+    return it->second;
+  }
 };
 
 }  // namespace
@@ -36,6 +58,7 @@ struct Indexer::Job {
   std::string stamp;
   bool drop = false;   // nothing to index (file gone, not a file): just dequeue
   bool known = false;  // this version's passages are stored already
+  bool lexical_known = false;  // ... and its lexical passages
   ObjectId manifest;
   bool is_file = false;  // a working-tree file: record it in ix_files
   uint32_t branch = 0;
@@ -69,6 +92,24 @@ uint32_t BranchOfKey(std::string_view key) {
 
 }  // namespace
 
+Status QueueEveryView(Txn* txn, const internal::Databases& dbs, bool forget_indexed) {
+  VEXFS_ASSIGN_OR_RETURN(auto refs, internal::ScanPrefix(*txn, dbs.refs, internal::kBranchRefPrefix));
+  for (const auto& [key, value] : refs) {
+    internal::BranchRecord rec;
+    VEXFS_RETURN_IF_ERROR(internal::DecodeBranch(value, &rec));
+    if (forget_indexed) {
+      VEXFS_RETURN_IF_ERROR(internal::DeletePrefix(txn, dbs.ix_files, internal::BranchPrefix(rec.id)));
+    }
+    VEXFS_RETURN_IF_ERROR(internal::EnqueueBranch(txn, dbs, rec.id));
+  }
+  // Snapshots too: versions no working tree holds any more still need indexing.
+  VEXFS_ASSIGN_OR_RETURN(auto snaps, internal::ScanPrefix(*txn, dbs.refs, internal::kSnapshotRefPrefix));
+  for (const auto& [key, value] : snaps) {
+    VEXFS_RETURN_IF_ERROR(internal::EnqueueCommit(txn, dbs, ObjectId::FromBytes(value)));
+  }
+  return Status::Ok();
+}
+
 Status BumpIndexGeneration(Txn* txn, const internal::Databases& dbs) {
   VEXFS_ASSIGN_OR_RETURN(uint64_t gen, ReadIndexGeneration(*txn, dbs));
   Encoder e;
@@ -83,11 +124,10 @@ namespace {
 struct Indexer::Batch {
   QueueKind kind = QueueKind::kFile;
   std::vector<Job> jobs;
-  std::vector<std::string> texts;  // passage texts to embed, one per slot
-  std::vector<ObjectId> text_hashes;
-  std::unordered_map<ObjectId, size_t, ObjectIdHash> slot_of_hash;
-  size_t text_bytes = 0;
-  std::vector<float> vectors;  // texts.size() * dim
+  NewTexts dense;    // passage texts to embed, one per slot
+  NewTexts lexical;  // passage texts new to the lexical model
+  std::vector<float> vectors;  // dense.texts.size() * dim
+  size_t text_bytes() const { return dense.bytes + lexical.bytes; }
 };
 
 Result<uint64_t> ReadIndexGeneration(const Txn& txn, const internal::Databases& dbs) {
@@ -122,7 +162,29 @@ Result<ModelRecord> Indexer::EnsureModel() {
         RegisterModel(&txn, impl_->dbs(), embedder_->info(), ModelKind::kEmbedded).status());
   }
   model_ = *found;
+  if (options_.lexical) VEXFS_RETURN_IF_ERROR(EnsureLexicalModel());
   return *model_;
+}
+
+// The lexical model is registered beside the first text model. A store indexed
+// before it existed gets every branch and snapshot queued once, so its files
+// become lexically searchable without a re-index by hand.
+Status Indexer::EnsureLexicalModel() {
+  ModelInfo info{std::string(kLexicalModelName), 0, Metric::kInnerProduct, LexicalFingerprint()};
+  Txn txn;
+  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, impl_->dbs(), info.name));
+  txn.Abort();
+  if (found && found->kind == ModelKind::kLexical && found->info.fingerprint == info.fingerprint) {
+    lexical_ = *found;
+    return Status::Ok();
+  }
+  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
+  VEXFS_ASSIGN_OR_RETURN(ModelRecord m, RegisterModel(&txn, impl_->dbs(), info, ModelKind::kLexical));
+  if (!found) VEXFS_RETURN_IF_ERROR(QueueEveryView(&txn, impl_->dbs(), /*forget_indexed=*/false));
+  VEXFS_RETURN_IF_ERROR(txn.Commit());
+  lexical_ = m;
+  return Status::Ok();
 }
 
 Result<size_t> Indexer::RunBatch() {
@@ -182,32 +244,32 @@ Status Indexer::PrepareContent(const Txn& txn, const internal::ObjectTable& obje
                                const internal::Manifest& m, size_t job_index, Batch* batch) {
   Job& job = batch->jobs[job_index];
   VEXFS_ASSIGN_OR_RETURN(auto stored, LoadPassages(txn, impl_->dbs(), model_->id, job.manifest));
-  if (stored) {
-    job.known = true;
-    return Status::Ok();
+  job.known = stored.has_value();
+  job.lexical_known = !lexical_;
+  if (lexical_) {
+    VEXFS_ASSIGN_OR_RETURN(auto lex, LoadPassages(txn, impl_->dbs(), lexical_->id, job.manifest));
+    job.lexical_known = lex.has_value();
   }
+  if (job.known && job.lexical_known) return Status::Ok();
   uint64_t want = std::min(m.size, options_.max_indexed_bytes);
   VEXFS_ASSIGN_OR_RETURN(std::string bytes, internal::ReadManifestRange(objects, m, 0, want));
   bytes.resize(CompleteUtf8Prefix(bytes));
   if (!LooksLikeText(bytes)) return Status::Ok();  // indexed: nothing to search
   for (const Passage& p : SplitPassages(bytes, options_.passages)) {
     std::string_view text = std::string_view(bytes).substr(p.offset, p.length);
-    PendingPassage pending{p, Sha256Of(text), std::nullopt, kNoSlot};
-    VEXFS_ASSIGN_OR_RETURN(pending.vector, FindVector(txn, impl_->dbs(), model_->id, pending.hash));
-    if (!pending.vector) pending.embed_slot = SlotFor(pending.hash, text, batch);
+    PendingPassage pending{p, Sha256Of(text), std::nullopt, kNoSlot, std::nullopt, kNoSlot};
+    if (!job.known) {
+      VEXFS_ASSIGN_OR_RETURN(pending.vector, FindVector(txn, impl_->dbs(), model_->id, pending.hash));
+      if (!pending.vector) pending.embed_slot = batch->dense.SlotFor(pending.hash, text);
+    }
+    if (!job.lexical_known) {
+      VEXFS_ASSIGN_OR_RETURN(pending.lexical,
+                             FindVector(txn, impl_->dbs(), lexical_->id, pending.hash));
+      if (!pending.lexical) pending.lexical_slot = batch->lexical.SlotFor(pending.hash, text);
+    }
     job.passages.push_back(pending);
   }
   return Status::Ok();
-}
-
-size_t Indexer::SlotFor(const ObjectId& hash, std::string_view text, Batch* batch) {
-  auto [it, inserted] = batch->slot_of_hash.try_emplace(hash, batch->texts.size());
-  if (inserted) {
-    batch->texts.emplace_back(text);
-    batch->text_hashes.push_back(hash);
-    batch->text_bytes += text.size();
-  }
-  return it->second;
 }
 
 Status Indexer::PrepareFiles(Batch* batch) {
@@ -223,7 +285,7 @@ Status Indexer::PrepareFiles(Batch* batch) {
   internal::TxnScope scope(impl_);
   VEXFS_RETURN_IF_ERROR(scope.Begin(/*write=*/false, *name));
   for (size_t i = 0; i < batch->jobs.size(); ++i) {
-    if (batch->text_bytes >= options_.batch_text_bytes) {
+    if (batch->text_bytes() >= options_.batch_text_bytes) {
       batch->jobs.resize(i);  // the rest waits for the next batch
       break;
     }
@@ -257,7 +319,7 @@ Status Indexer::PrepareManifests(Batch* batch) {
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
   internal::ObjectTable objects(&txn, impl_->dbs().objects);
   for (size_t i = 0; i < batch->jobs.size(); ++i) {
-    if (batch->text_bytes >= options_.batch_text_bytes) {
+    if (batch->text_bytes() >= options_.batch_text_bytes) {
       batch->jobs.resize(i);
       break;
     }
@@ -276,8 +338,8 @@ Status Indexer::PrepareManifests(Batch* batch) {
 }
 
 Status Indexer::Embed(Batch* batch) {
-  if (batch->texts.empty()) return Status::Ok();
-  std::vector<std::string_view> views(batch->texts.begin(), batch->texts.end());
+  if (batch->dense.texts.empty()) return Status::Ok();
+  std::vector<std::string_view> views(batch->dense.texts.begin(), batch->dense.texts.end());
   std::vector<float> out;
   // Bounded requests: an external model's time-out applies to one request, and a
   // large batch must not exceed it only because it is large.
@@ -309,32 +371,54 @@ Status Indexer::Apply(Batch* batch) {
   // Re-read: another indexer may have appended vectors since EnsureModel().
   VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, dbs, model_->info.name));
   if (!model) return Status::Corruption("model '" + model_->info.name + "' vanished");
-  std::vector<uint64_t> slot_vector(batch->texts.size());
-  for (size_t slot = 0; slot < batch->texts.size(); ++slot) {
+  Ids ids;
+  ids.vector.resize(batch->dense.texts.size());
+  for (size_t slot = 0; slot < batch->dense.texts.size(); ++slot) {
     const float* v = batch->vectors.data() + slot * model->info.dim;
-    VEXFS_ASSIGN_OR_RETURN(slot_vector[slot],
-                           AppendVector(&txn, dbs, &*model, batch->text_hashes[slot], v));
+    VEXFS_ASSIGN_OR_RETURN(ids.vector[slot],
+                           AppendVector(&txn, dbs, &*model, batch->dense.hashes[slot], v));
+  }
+  std::optional<ModelRecord> lexical;
+  if (lexical_) {
+    VEXFS_ASSIGN_OR_RETURN(lexical, FindModel(txn, dbs, lexical_->info.name));
+    if (!lexical) return Status::Corruption("model '" + lexical_->info.name + "' vanished");
+    ids.lexical.resize(batch->lexical.texts.size());
+    for (size_t slot = 0; slot < batch->lexical.texts.size(); ++slot) {
+      VEXFS_ASSIGN_OR_RETURN(ids.lexical[slot],
+                             AppendLexicalRecord(&txn, dbs, &*lexical, batch->lexical.hashes[slot],
+                                                 batch->lexical.texts[slot]));
+    }
+    VEXFS_RETURN_IF_ERROR(SaveModel(&txn, dbs, *lexical));
   }
   for (Job& job : batch->jobs) {
-    VEXFS_RETURN_IF_ERROR(ApplyJob(&txn, *model, slot_vector, job));
+    VEXFS_RETURN_IF_ERROR(ApplyJob(&txn, *model, lexical ? &*lexical : nullptr, ids, job));
   }
   VEXFS_RETURN_IF_ERROR(SaveModel(&txn, dbs, *model));
   VEXFS_RETURN_IF_ERROR(BumpIndexGeneration(&txn, dbs));
   VEXFS_RETURN_IF_ERROR(txn.Commit());
   model_ = *model;
+  lexical_ = lexical;
   return Status::Ok();
 }
 
-Status Indexer::ApplyJob(Txn* txn, const ModelRecord& model,
-                         const std::vector<uint64_t>& slot_vector, const Job& job) {
+Status Indexer::ApplyJob(Txn* txn, const ModelRecord& model, const ModelRecord* lexical,
+                         const Ids& ids, const Job& job) {
   const auto& dbs = impl_->dbs();
   if (!job.drop && !job.known) {
     std::vector<StoredPassage> stored;
     for (const PendingPassage& p : job.passages) {
-      uint64_t vector = p.vector ? *p.vector : slot_vector[p.embed_slot];
+      uint64_t vector = p.vector ? *p.vector : ids.vector[p.embed_slot];
       stored.push_back({p.range.offset, p.range.length, vector});
     }
     VEXFS_RETURN_IF_ERROR(SavePassages(txn, dbs, model.id, job.manifest, stored));
+  }
+  if (!job.drop && !job.lexical_known && lexical != nullptr) {
+    std::vector<StoredPassage> stored;
+    for (const PendingPassage& p : job.passages) {
+      uint64_t id = p.lexical ? *p.lexical : ids.lexical[p.lexical_slot];
+      stored.push_back({p.range.offset, p.range.length, id});
+    }
+    VEXFS_RETURN_IF_ERROR(SavePassages(txn, dbs, lexical->id, job.manifest, stored));
   }
   if (job.is_file && !job.drop) VEXFS_RETURN_IF_ERROR(RecordIndexedFile(txn, job));
   return internal::DequeueIfUnchanged(txn, dbs, job.key, job.stamp).status();
@@ -367,9 +451,9 @@ Result<size_t> Indexer::ExpandBranch(const std::string& key, const std::string& 
     VEXFS_ASSIGN_OR_RETURN(auto have, txn.Get(dbs.ix_files, internal::IndexedFileKey(branch, ino)));
     internal::IndexedFile indexed;
     if (have && internal::DecodeIndexedFile(*have, &indexed).ok() && indexed.ctime == rec.ctime) {
-      // Indexed records are shared by models: only this model's passages count.
-      VEXFS_ASSIGN_OR_RETURN(auto stored, LoadPassages(txn, dbs, model_->id, indexed.manifest));
-      if (stored) continue;
+      // Indexed records are shared by models: only these models' passages count.
+      VEXFS_ASSIGN_OR_RETURN(bool done, HasAllPassages(txn, indexed.manifest));
+      if (done) continue;
     }
     VEXFS_RETURN_IF_ERROR(internal::EnqueueFile(&txn, dbs, branch, ino));
   }
@@ -408,11 +492,19 @@ Status Indexer::QueueUnindexedVersions(Txn* txn, const internal::ObjectTable& ob
       if (!seen.insert(e.id).second) continue;
       if (e.type == FileType::kDirectory) trees.push_back(e.id);
       if (e.type != FileType::kRegular) continue;
-      VEXFS_ASSIGN_OR_RETURN(auto stored, LoadPassages(*txn, dbs, model_->id, e.id));
-      if (!stored) VEXFS_RETURN_IF_ERROR(internal::EnqueueManifest(txn, dbs, e.id));
+      VEXFS_ASSIGN_OR_RETURN(bool done, HasAllPassages(*txn, e.id));
+      if (!done) VEXFS_RETURN_IF_ERROR(internal::EnqueueManifest(txn, dbs, e.id));
     }
   }
   return Status::Ok();
+}
+
+// Whether the text model and the lexical model both have this version's passages.
+Result<bool> Indexer::HasAllPassages(const Txn& txn, const ObjectId& manifest) {
+  VEXFS_ASSIGN_OR_RETURN(auto stored, LoadPassages(txn, impl_->dbs(), model_->id, manifest));
+  if (!stored || !lexical_) return stored.has_value();
+  VEXFS_ASSIGN_OR_RETURN(auto lex, LoadPassages(txn, impl_->dbs(), lexical_->id, manifest));
+  return lex.has_value();
 }
 
 }  // namespace vexfs::index

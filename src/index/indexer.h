@@ -34,6 +34,8 @@ struct IndexerOptions {
   uint64_t max_indexed_bytes = uint64_t{8} << 20;
   size_t batch_entries = 64;
   size_t batch_text_bytes = size_t{2} << 20;
+  // Also record every passage's text for the lexical (BM25) model.
+  bool lexical = true;
 };
 
 class Indexer {
@@ -48,12 +50,20 @@ class Indexer {
   Status Drain(const ProgressFn& progress = nullptr,
                const std::function<bool()>& stop = nullptr);
 
-  // The registered model (after the first batch, or EnsureModel()).
+  // The registered model (after the first batch, or EnsureModel()); registers
+  // the lexical model too when options.lexical.
   Result<ModelRecord> EnsureModel();
 
  private:
   struct Batch;
   struct Job;
+  // Ids assigned in Apply() to the batch's new texts, by slot.
+  struct Ids {
+    std::vector<uint64_t> vector;
+    std::vector<uint64_t> lexical;
+  };
+  Status EnsureLexicalModel();
+  Result<bool> HasAllPassages(const internal::Txn& txn, const ObjectId& manifest);
   // Branch and snapshot entries expand into file and file-version entries.
   Result<size_t> ExpandBranch(const std::string& key, const std::string& stamp);
   Result<size_t> ExpandCommit(const std::string& key, const std::string& stamp);
@@ -65,18 +75,18 @@ class Indexer {
   Status PrepareManifests(Batch* batch);
   Status PrepareContent(const internal::Txn& txn, const internal::ObjectTable& objects,
                         const internal::Manifest& m, size_t job_index, Batch* batch);
-  static size_t SlotFor(const ObjectId& hash, std::string_view text, Batch* batch);
   Status Embed(Batch* batch);
   // Writing, in one short transaction.
   Status Apply(Batch* batch);
-  Status ApplyJob(internal::Txn* txn, const ModelRecord& model,
-                  const std::vector<uint64_t>& slot_vector, const Job& job);
+  Status ApplyJob(internal::Txn* txn, const ModelRecord& model, const ModelRecord* lexical,
+                  const Ids& ids, const Job& job);
   Status RecordIndexedFile(internal::Txn* txn, const Job& job);
 
   internal::StoreImpl* impl_;
   Embedder* embedder_;
   IndexerOptions options_;
   std::optional<ModelRecord> model_;
+  std::optional<ModelRecord> lexical_;
 };
 
 // Meta key of a counter bumped by every indexing commit, so cached views of
@@ -84,6 +94,10 @@ class Indexer {
 inline constexpr std::string_view kIndexGenerationKey = "ix_generation";
 Result<uint64_t> ReadIndexGeneration(const internal::Txn& txn, const internal::Databases& dbs);
 Status BumpIndexGeneration(internal::Txn* txn, const internal::Databases& dbs);
+
+// Queues every branch's working tree and every snapshot for indexing; with
+// `forget_indexed`, working-tree files count as never indexed (a new model).
+Status QueueEveryView(internal::Txn* txn, const internal::Databases& dbs, bool forget_indexed);
 
 }  // namespace vexfs::index
 

@@ -7,7 +7,12 @@ namespace vexfs::index {
 namespace {
 
 const char* KindName(ModelKind kind) {
-  return kind == ModelKind::kSupplied ? "agent-supplied" : "embedded";
+  switch (kind) {
+    case ModelKind::kSupplied: return "agent-supplied";
+    case ModelKind::kLexical: return "lexical";
+    case ModelKind::kEmbedded: break;
+  }
+  return "embedded";
 }
 
 Status CheckSameModel(const ModelRecord& have, const ModelInfo& info, ModelKind kind) {
@@ -91,7 +96,8 @@ Result<std::vector<ModelRecord>> ListModels(const internal::Txn& txn,
 Result<ModelRecord> RegisterModel(internal::Txn* txn, const internal::Databases& dbs,
                                   const ModelInfo& info, ModelKind kind) {
   VEXFS_RETURN_IF_ERROR(ValidateModelName(info.name));
-  if (info.dim == 0 || info.dim > 65536) {
+  // Lexical models hold passage texts, not vectors: dimension 0.
+  if (kind == ModelKind::kLexical ? info.dim != 0 : (info.dim == 0 || info.dim > 65536)) {
     return Status::InvalidArgument("model dimension must be 1-65536, not " +
                                    std::to_string(info.dim));
   }

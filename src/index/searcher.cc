@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "index/lexical_analysis.h"
 #include "index/text_detect.h"
 #include "index/vector_log.h"
 #include "store/records.h"
@@ -84,55 +85,82 @@ class FilterBuilder {
   const SearchRequest& request_;
 };
 
-class Search {
- public:
-  Search(internal::StoreImpl* impl, const ViewCatalog& catalog, const FilterResult* filter,
-         const ModelRecord& model, const std::vector<float>& query,
-         const SearchRequest& request, const SearchTuning& tuning)
-      : impl_(impl), catalog_(catalog), filter_(filter), model_(model), query_(query),
-        request_(request), tuning_(tuning) {}
+bool Passes(const FilterResult* filter, uint32_t file) {
+  return filter == nullptr || filter->passes[file];
+}
 
-  Result<SearchResult> Run(const VectorIndexGetter& get_index) {
-    UseFilter();
-    result_.model = model_.info.name;
-    result_.unindexed_files = catalog_.unindexed_files;
-    result_.visible_vectors = visible_count_;
-    std::vector<Candidate> best;
-    if (visible_count_ <= tuning_.exact_max_visible) {
-      result_.method = "exact";
+// Turns ids (best first) into ranked passages of files that pass the filters:
+// every use of an id in the view, and with !passages only each file's first.
+std::vector<RankedPassage> Group(const ViewCatalog& catalog, const FilterResult* filter,
+                                 bool passages, size_t limit, const std::vector<ScoredId>& ids) {
+  std::vector<RankedPassage> out;
+  std::vector<bool> taken(passages ? 0 : catalog.files.size(), false);
+  for (const ScoredId& id : ids) {
+    auto it = std::lower_bound(catalog.uses.begin(), catalog.uses.end(), id.id,
+                               [](const VectorUse& u, uint64_t v) { return u.vector < v; });
+    for (; it != catalog.uses.end() && it->vector == id.id; ++it) {
+      if (!Passes(filter, it->file)) continue;
+      if (!passages) {
+        if (taken[it->file]) continue;
+        taken[it->file] = true;
+      }
+      const CatalogFile& f = catalog.files[it->file];
+      out.push_back({&catalog, &f, &f.passages[it->passage], id.score});
+      if (out.size() == limit) return out;
+    }
+  }
+  return out;
+}
+
+// What a ranking sees of its catalog once the filter is applied.
+struct Visibility {
+  const std::vector<uint8_t>* bitmap = nullptr;
+  uint64_t count = 0;           // visible ids
+  uint64_t matching_items = 0;  // files (or passages) that can be returned
+};
+
+Visibility VisibilityOf(const ViewCatalog& catalog, const FilterResult* filter, bool passages) {
+  if (filter == nullptr) {  // every file passes: nothing to compute per query
+    return {&catalog.all_visible, catalog.visible_vectors,
+            passages ? catalog.uses.size() : catalog.searchable_files};
+  }
+  return {&filter->visible, filter->visible_count,
+          passages ? filter->matching_passages : filter->matching_files};
+}
+
+// The dense side: an exact scan of the visible vectors, or the HNSW graph with
+// the visibility bitmap as selector.
+class DenseRanker {
+ public:
+  DenseRanker(internal::StoreImpl* impl, const ViewCatalog& catalog, const FilterResult* filter,
+              const ModelRecord& model, const std::vector<float>& query,
+              const SearchRequest& request, size_t depth, const SearchTuning& tuning)
+      : impl_(impl), catalog_(catalog), filter_(filter), model_(model), query_(query),
+        request_(request), depth_(depth), tuning_(tuning),
+        visibility_(VisibilityOf(catalog, filter, request.passages)) {}
+
+  Result<SideRanking> Run(const VectorIndexGetter& get_index) {
+    out_.visible = visibility_.count;
+    if (visibility_.count <= tuning_.exact_max_visible) {
+      out_.method = "exact";
       // The graph's copy of the vectors, when loaded, beats reading the log.
       VEXFS_ASSIGN_OR_RETURN(VectorIndex* loaded, get_index(/*load=*/false));
-      VEXFS_ASSIGN_OR_RETURN(best, Exact(loaded));
+      VEXFS_ASSIGN_OR_RETURN(out_.ranked, Exact(loaded));
     } else {
       VEXFS_ASSIGN_OR_RETURN(VectorIndex* ann, get_index(/*load=*/true));
-      VEXFS_ASSIGN_OR_RETURN(best, Approximate(*ann));
+      VEXFS_ASSIGN_OR_RETURN(out_.ranked, Approximate(*ann));
     }
-    VEXFS_RETURN_IF_ERROR(MakeHits(best));
-    return std::move(result_);
+    return std::move(out_);
   }
 
  private:
-  void UseFilter() {
-    if (filter_ == nullptr) {  // every file passes: nothing to compute per query
-      visible_ = &catalog_.all_visible;
-      visible_count_ = catalog_.visible_vectors;
-      matching_items_ = request_.passages ? catalog_.uses.size() : catalog_.searchable_files;
-      return;
-    }
-    visible_ = &filter_->visible;
-    visible_count_ = filter_->visible_count;
-    matching_items_ = request_.passages ? filter_->matching_passages : filter_->matching_files;
-  }
-
-  bool Passes(uint32_t file) const { return filter_ == nullptr || filter_->passes[file]; }
-
-  // Scores every visible passage; keeps the k best files (or passages).
-  Result<std::vector<Candidate>> Exact(const VectorIndex* ann) {
+  // Scores every visible passage; keeps the best files (or passages).
+  Result<std::vector<RankedPassage>> Exact(const VectorIndex* ann) {
     internal::Txn txn;
     VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
     std::vector<Candidate> items;
     for (uint32_t f = 0; f < catalog_.files.size(); ++f) {
-      if (!Passes(f)) continue;
+      if (!Passes(filter_, f)) continue;
       const CatalogFile& file = catalog_.files[f];
       std::optional<Candidate> file_best;
       for (uint32_t p = 0; p < file.passages.size(); ++p) {
@@ -158,111 +186,42 @@ class Search {
   }
 
   // Best first; ties go to the earlier path (and passage), for stable answers.
-  std::vector<Candidate> KeepBest(std::vector<Candidate> items) const {
+  std::vector<RankedPassage> KeepBest(std::vector<Candidate> items) const {
     auto better = [](const Candidate& a, const Candidate& b) {
       if (a.score != b.score) return a.score > b.score;
       return a.file != b.file ? a.file < b.file : a.passage < b.passage;
     };
-    size_t k = std::min(items.size(), request_.k);
+    size_t k = std::min(items.size(), depth_);
     std::partial_sort(items.begin(), items.begin() + k, items.end(), better);
-    items.resize(k);
-    return items;
+    std::vector<RankedPassage> out;
+    for (size_t i = 0; i < k; ++i) {
+      const CatalogFile& f = catalog_.files[items[i].file];
+      out.push_back({&catalog_, &f, &f.passages[items[i].passage], items[i].score});
+    }
+    return out;
   }
 
-  // HNSW with the visibility bitmap as selector; asks for more ids until k
+  // HNSW with the visibility bitmap as selector; asks for more ids until enough
   // distinct files (or passages) are found, and falls back to the exact scan
   // when the graph cannot reach enough visible vectors.
-  Result<std::vector<Candidate>> Approximate(VectorIndex& ann) {
-    result_.method = "hnsw";
-    uint64_t want = std::min<uint64_t>(request_.k, matching_items_);
-    size_t ask = request_.passages ? request_.k : request_.k * 2;
-    double fraction = double(visible_count_) / double(std::max<uint64_t>(1, ann.size()));
+  Result<std::vector<RankedPassage>> Approximate(VectorIndex& ann) {
+    out_.method = "hnsw";
+    uint64_t want = std::min<uint64_t>(depth_, visibility_.matching_items);
+    size_t ask = request_.passages ? depth_ : depth_ * 2;
+    double fraction = double(visibility_.count) / double(std::max<uint64_t>(1, ann.size()));
     for (;;) {
       int base_ef = request_.ef_search > 0 ? request_.ef_search : tuning_.ef_search;
       int ef = std::max<int>(base_ef, static_cast<int>(ask));
       if (fraction < 0.5) ef = static_cast<int>(ef * std::min(0.5 / fraction, 16.0));
       ef = std::min(ef, std::max(kMaxEf, static_cast<int>(ask)));
-      VEXFS_ASSIGN_OR_RETURN(auto ids, ann.Search(query_.data(), ask, *visible_, ef));
-      std::vector<Candidate> found = Group(ids);
+      VEXFS_ASSIGN_OR_RETURN(auto ids, ann.Search(query_.data(), ask, *visibility_.bitmap, ef));
+      std::vector<RankedPassage> found = Group(catalog_, filter_, request_.passages, depth_, ids);
       if (found.size() >= want) return found;
-      if (ids.size() < ask || ask >= visible_count_) break;  // the graph ran dry
+      if (ids.size() < ask || ask >= visibility_.count) break;  // the graph ran dry
       ask *= 4;
     }
-    result_.method = "exact";
+    out_.method = "exact";
     return Exact(&ann);
-  }
-
-  // Turns ids (best first) into candidates of files that pass the filters.
-  std::vector<Candidate> Group(const std::vector<ScoredId>& ids) const {
-    std::vector<Candidate> out;
-    std::vector<bool> taken(request_.passages ? 0 : catalog_.files.size(), false);
-    for (const ScoredId& id : ids) {
-      auto it = std::lower_bound(catalog_.uses.begin(), catalog_.uses.end(), id.id,
-                                 [](const VectorUse& u, uint64_t v) { return u.vector < v; });
-      for (; it != catalog_.uses.end() && it->vector == id.id; ++it) {
-        if (!Passes(it->file)) continue;
-        if (!request_.passages) {
-          if (taken[it->file]) continue;
-          taken[it->file] = true;
-        }
-        out.push_back({it->file, it->passage, id.score});
-        if (out.size() == request_.k) return out;
-      }
-    }
-    return out;
-  }
-
-  Status MakeHits(const std::vector<Candidate>& best) {
-    for (const Candidate& c : best) {
-      const CatalogFile& f = catalog_.files[c.file];
-      const StoredPassage& p = f.passages[c.passage];
-      SearchHit hit{f.path, p.offset, p.length, c.score, ""};
-      if (request_.snippets) {
-        VEXFS_ASSIGN_OR_RETURN(hit.snippet, Snippet(f, p));
-      }
-      result_.hits.push_back(std::move(hit));
-    }
-    return Status::Ok();
-  }
-
-  Result<std::string> Snippet(const CatalogFile& f, const StoredPassage& p) {
-    uint64_t n = std::min<uint64_t>(p.length, kSnippetBytes);
-    internal::Txn txn;
-    VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
-    internal::ObjectTable objects(&txn, impl_->dbs().objects);
-    std::string raw;
-    if (catalog_.is_snapshot) {
-      VEXFS_ASSIGN_OR_RETURN(internal::Manifest m, objects.GetManifest(f.manifest));
-      VEXFS_ASSIGN_OR_RETURN(raw, internal::ReadManifestRange(objects, m, p.offset, n));
-    } else {
-      txn.Abort();
-      WorkingTree tree(impl_, catalog_.branch);
-      auto read = tree.Read(f.path, p.offset, n);
-      // Removed or replaced since the view was cataloged: the hit stands, without
-      // a snippet, rather than failing the whole search.
-      if (read.status().IsNotFound() || read.status().code() == StatusCode::kIsDirectory) {
-        return std::string();
-      }
-      VEXFS_ASSIGN_OR_RETURN(raw, std::move(read));
-    }
-    return Collapse(raw);
-  }
-
-  static std::string Collapse(std::string raw) {
-    raw.resize(CompleteUtf8Prefix(raw));
-    std::string out;
-    bool space = false;
-    for (char c : raw) {
-      bool ws = c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f';
-      if (ws) {
-        space = !out.empty();
-        continue;
-      }
-      if (space) out.push_back(' ');
-      space = false;
-      out.push_back(c);
-    }
-    return out;
   }
 
   internal::StoreImpl* impl_;
@@ -271,13 +230,29 @@ class Search {
   const ModelRecord& model_;
   const std::vector<float>& query_;
   const SearchRequest& request_;
+  size_t depth_;
   SearchTuning tuning_;
+  Visibility visibility_;
   std::vector<float> scratch_;  // one vector read from the log
-  const std::vector<uint8_t>* visible_ = nullptr;
-  uint64_t visible_count_ = 0;
-  uint64_t matching_items_ = 0;
-  SearchResult result_;
+  SideRanking out_;
 };
+
+std::string Collapse(std::string raw) {
+  raw.resize(CompleteUtf8Prefix(raw));
+  std::string out;
+  bool space = false;
+  for (char c : raw) {
+    bool ws = c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f';
+    if (ws) {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out.push_back(' ');
+    space = false;
+    out.push_back(c);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -300,13 +275,75 @@ Result<FilterResult> ApplyFilter(internal::StoreImpl* impl, const ViewCatalog& c
   return FilterBuilder(impl, catalog, request).Build();
 }
 
-Result<SearchResult> SearchCatalog(internal::StoreImpl* impl, const ViewCatalog& catalog,
-                                   const FilterResult* filter, const ModelRecord& model,
-                                   const std::vector<float>& query,
-                                   const SearchRequest& request, const SearchTuning& tuning,
-                                   const VectorIndexGetter& get_index) {
-  Search search(impl, catalog, filter, model, query, request, tuning);
-  return search.Run(get_index);
+Result<SideRanking> RankDense(internal::StoreImpl* impl, const ViewCatalog& catalog,
+                              const FilterResult* filter, const ModelRecord& model,
+                              const std::vector<float>& query, const SearchRequest& request,
+                              size_t depth, const SearchTuning& tuning,
+                              const VectorIndexGetter& get_index) {
+  DenseRanker ranker(impl, catalog, filter, model, query, request, depth, tuning);
+  VEXFS_ASSIGN_OR_RETURN(SideRanking out, ranker.Run(get_index));
+  out.unindexed_files = catalog.unindexed_files;
+  return out;
+}
+
+Result<SideRanking> RankLexical(const ViewCatalog& catalog, const FilterResult* filter,
+                                LexicalIndex* index, const SearchRequest& request, size_t depth) {
+  Visibility visibility = VisibilityOf(catalog, filter, request.passages);
+  SideRanking out;
+  out.visible = visibility.count;
+  out.unindexed_files = catalog.unindexed_files;
+  if (index == nullptr) {  // nothing indexed yet: the query still gets read
+    VEXFS_ASSIGN_OR_RETURN(ParsedQuery parsed, ParseLexicalQuery(request.query, Xapian::Database()));
+    out.empty_query = parsed.empty;
+    return out;
+  }
+  LexicalFeedback feedback;
+  feedback.enabled = request.feedback;
+  // Passages are matched, files returned: ask for more passages until enough
+  // distinct files come back or the matches run out.
+  uint64_t want = std::min<uint64_t>(depth, visibility.matching_items);
+  size_t ask = request.passages ? depth : depth * 2;
+  for (;;) {
+    VEXFS_ASSIGN_OR_RETURN(LexicalMatches m,
+                           index->Search(request.query, ask, *visibility.bitmap, feedback));
+    out.empty_query = m.empty_query;
+    out.ranked = Group(catalog, filter, request.passages, depth, m.ids);
+    if (out.ranked.size() >= want || m.ids.size() < ask || ask >= visibility.count) return out;
+    ask *= 4;
+  }
+}
+
+Result<SearchHit> MakeHit(internal::StoreImpl* impl, const RankedPassage& ranked, bool snippet) {
+  const ViewCatalog& catalog = *ranked.catalog;
+  const CatalogFile& f = *ranked.file;
+  const StoredPassage& p = *ranked.passage;
+  SearchHit hit;
+  hit.path = f.path;
+  hit.offset = p.offset;
+  hit.length = p.length;
+  hit.score = ranked.score;
+  if (!snippet) return hit;
+  uint64_t n = std::min<uint64_t>(p.length, kSnippetBytes);
+  internal::Txn txn;
+  VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
+  internal::ObjectTable objects(&txn, impl->dbs().objects);
+  std::string raw;
+  if (catalog.is_snapshot) {
+    VEXFS_ASSIGN_OR_RETURN(internal::Manifest m, objects.GetManifest(f.manifest));
+    VEXFS_ASSIGN_OR_RETURN(raw, internal::ReadManifestRange(objects, m, p.offset, n));
+  } else {
+    txn.Abort();
+    WorkingTree tree(impl, catalog.branch);
+    auto read = tree.Read(f.path, p.offset, n);
+    // Removed or replaced since the view was cataloged: the hit stands, without
+    // a snippet, rather than failing the whole search.
+    if (read.status().IsNotFound() || read.status().code() == StatusCode::kIsDirectory) {
+      return hit;
+    }
+    VEXFS_ASSIGN_OR_RETURN(raw, std::move(read));
+  }
+  hit.snippet = Collapse(std::move(raw));
+  return hit;
 }
 
 }  // namespace vexfs::index

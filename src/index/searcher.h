@@ -1,11 +1,13 @@
-// One search over one view's catalog: filter the files, mark the visible vector
-// ids, then either score every visible vector (exact) or ask the HNSW graph with
-// the visibility bitmap as a selector, and group passages into per-file hits.
+// One side of a search over one view's catalog: filter the files, mark the
+// visible ids, then rank. Dense: score every visible vector (exact) or ask the
+// HNSW graph with the visibility bitmap as a selector. Lexical: BM25 with the
+// bitmap as a match decider. Both group passages into per-file results.
 #ifndef VEXFS_INDEX_SEARCHER_H_
 #define VEXFS_INDEX_SEARCHER_H_
 
 #include <functional>
 
+#include "index/lexical_index.h"
 #include "index/vector_index.h"
 #include "index/view_catalog.h"
 #include "vexfs/index.h"
@@ -37,12 +39,37 @@ std::string FilterKey(const SearchRequest& request);
 Result<FilterResult> ApplyFilter(internal::StoreImpl* impl, const ViewCatalog& catalog,
                                  const SearchRequest& request);
 
-// `filter` is null when FilterKey(request) is empty.
-Result<SearchResult> SearchCatalog(internal::StoreImpl* impl, const ViewCatalog& catalog,
-                                   const FilterResult* filter, const ModelRecord& model,
-                                   const std::vector<float>& query,
-                                   const SearchRequest& request, const SearchTuning& tuning,
-                                   const VectorIndexGetter& get_index);
+// One passage of one side's ranking; points into the catalog that ranked it.
+struct RankedPassage {
+  const ViewCatalog* catalog = nullptr;
+  const CatalogFile* file = nullptr;
+  const StoredPassage* passage = nullptr;
+  float score = 0;
+};
+
+struct SideRanking {
+  std::vector<RankedPassage> ranked;  // best first: files' best passages, or passages
+  std::string model;                  // dense: the model's name
+  std::string method;                 // dense: "exact" or "hnsw"
+  uint64_t visible = 0;               // ids that passed view and filters
+  uint64_t unindexed_files = 0;
+  bool empty_query = false;           // lexical: the query has no words to match
+};
+
+// The `depth` best files (or passages with request.passages) by vector
+// similarity. `filter` is null when FilterKey(request) is empty.
+Result<SideRanking> RankDense(internal::StoreImpl* impl, const ViewCatalog& catalog,
+                              const FilterResult* filter, const ModelRecord& model,
+                              const std::vector<float>& query, const SearchRequest& request,
+                              size_t depth, const SearchTuning& tuning,
+                              const VectorIndexGetter& get_index);
+// The same by BM25 over `catalog` of the lexical model; `index` is null when the
+// model holds nothing yet.
+Result<SideRanking> RankLexical(const ViewCatalog& catalog, const FilterResult* filter,
+                                LexicalIndex* index, const SearchRequest& request, size_t depth);
+
+// The hit for a ranked passage, with its snippet read when `snippet`.
+Result<SearchHit> MakeHit(internal::StoreImpl* impl, const RankedPassage& ranked, bool snippet);
 
 }  // namespace vexfs::index
 

@@ -51,6 +51,21 @@ bool LooksLikeText(std::string_view data) {
   return controls * 100 <= data.size();
 }
 
+bool IsValidUtf8(std::string_view data) {
+  size_t i = 0;
+  while (i < data.size()) {
+    uint8_t b = static_cast<uint8_t>(data[i]);
+    int len = SequenceLength(b);
+    if (len == 0 || i + len > data.size()) return false;
+    for (int k = 1; k < len; ++k) {
+      uint8_t c = static_cast<uint8_t>(data[i + k]);
+      if (!IsContinuation(c) || (k == 1 && !ValidSecondByte(b, c))) return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
 size_t Utf8BoundaryAtOrBefore(std::string_view data, size_t pos) {
   if (pos >= data.size()) return data.size();
   while (pos > 0 && IsContinuation(static_cast<uint8_t>(data[pos]))) --pos;

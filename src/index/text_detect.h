@@ -12,6 +12,9 @@ namespace vexfs::index {
 // is not text.
 bool LooksLikeText(std::string_view data);
 
+// True if `data` is entirely valid UTF-8 (no cut character at the end either).
+bool IsValidUtf8(std::string_view data);
+
 // Length of the longest prefix of `data` that ends on a UTF-8 character boundary.
 size_t Utf8BoundaryAtOrBefore(std::string_view data, size_t pos);
 

@@ -11,11 +11,18 @@ namespace vexfs::index {
 Result<uint64_t> AppendVector(internal::Txn* txn, const internal::Databases& dbs,
                               ModelRecord* model, const ObjectId& passage_hash,
                               const float* values) {
+  return AppendLogRecord(txn, dbs, model, passage_hash, [&] {
+    return EncodeVector(passage_hash, values, model->info.dim);
+  });
+}
+
+Result<uint64_t> AppendLogRecord(internal::Txn* txn, const internal::Databases& dbs,
+                                 ModelRecord* model, const ObjectId& passage_hash,
+                                 const std::function<std::string()>& encode) {
   VEXFS_ASSIGN_OR_RETURN(auto existing, FindVector(*txn, dbs, model->id, passage_hash));
   if (existing) return *existing;
   uint64_t id = model->next_vector++;
-  VEXFS_RETURN_IF_ERROR(txn->Put(dbs.ix_vectors, VectorKey(model->id, id),
-                                 EncodeVector(passage_hash, values, model->info.dim)));
+  VEXFS_RETURN_IF_ERROR(txn->Put(dbs.ix_vectors, VectorKey(model->id, id), encode()));
   Encoder e;
   e.PutFixed64BE(id);
   VEXFS_RETURN_IF_ERROR(

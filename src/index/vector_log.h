@@ -19,6 +19,10 @@ namespace vexfs::index {
 Result<uint64_t> AppendVector(internal::Txn* txn, const internal::Databases& dbs,
                               ModelRecord* model, const ObjectId& passage_hash,
                               const float* values);
+// The same for any model's log: `encode` gives the record when one is appended.
+Result<uint64_t> AppendLogRecord(internal::Txn* txn, const internal::Databases& dbs,
+                                 ModelRecord* model, const ObjectId& passage_hash,
+                                 const std::function<std::string()>& encode);
 Result<std::optional<uint64_t>> FindVector(const internal::Txn& txn,
                                            const internal::Databases& dbs, uint32_t model,
                                            const ObjectId& passage_hash);

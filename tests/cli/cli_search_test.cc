@@ -29,17 +29,36 @@ TEST_F(CliSearchTest, SearchIndexesQueuedChangesAndReportsHits) {
   PutNotes();
   json status = VexfsJson({"index", "status"});
   EXPECT_EQ(status["queued"], 3);
-  EXPECT_EQ(status["embedder"], "hash");
+  EXPECT_EQ(status["embedder"], "glove");
+  // The default (lexical) mode returns the files that share words with the query.
   json result = VexfsJson({"search", "how do I roll back a helm release", "-k", "2"});
-  ASSERT_EQ(result["hits"].size(), 2u);
+  EXPECT_EQ(result["mode"], "lexical");
+  EXPECT_EQ(result["lexical_model"], "bm25-en");
+  ASSERT_EQ(result["hits"].size(), 1u);
   const json& top = result["hits"][0];
   EXPECT_EQ(top["path"], "notes/deploy.md");
   EXPECT_EQ(top["offset"], 0);
   EXPECT_GT(top["length"].get<int>(), 0);
   EXPECT_NE(top["snippet"].get<std::string>().find("helm rollback"), std::string::npos);
-  EXPECT_EQ(result["model"], "hash-384");
-  EXPECT_EQ(result["method"], "exact");
+  EXPECT_EQ(top["lexical"]["rank"], 1);
+  EXPECT_TRUE(top["dense"].is_null());
   EXPECT_EQ(VexfsJson({"index", "status"})["queued"], 0);
+  // Dense search ranks every file by its vector: k come back.
+  result = VexfsJson({"search", "how do I roll back a helm release", "-k", "2", "--mode", "dense"});
+  ASSERT_EQ(result["hits"].size(), 2u);
+  EXPECT_EQ(result["hits"][0]["path"], "notes/deploy.md");
+  EXPECT_EQ(result["model"], "glove-6b-100d");
+  EXPECT_EQ(result["method"], "exact");
+  EXPECT_TRUE(result["hits"][0]["lexical"].is_null());
+  // Hybrid: both sides' ranks for the fused first hit.
+  result = VexfsJson({"search", "how do I roll back a helm release", "--mode", "hybrid"});
+  EXPECT_EQ(result["mode"], "hybrid");
+  EXPECT_EQ(result["fusion"], "rrf");
+  ASSERT_EQ(result["hits"].size(), 3u);
+  EXPECT_EQ(result["hits"][0]["path"], "notes/deploy.md");
+  EXPECT_EQ(result["hits"][0]["dense"]["rank"], 1);
+  EXPECT_EQ(result["hits"][0]["lexical"]["rank"], 1);
+  EXPECT_TRUE(FailedWith(Vexfs({"search", "x", "--mode", "fuzzy"}), 4, {"unknown search mode"}));
   // Text output: score, path, range, snippet.
   std::string text = VexfsOk({"search", "helm rollback", "-k", "1"});
   EXPECT_NE(text.find("notes/deploy.md  [0+"), std::string::npos) << text;
@@ -81,8 +100,11 @@ TEST_F(CliSearchTest, FiltersByPathMetadataAndTime) {
   for (const std::string& p : HitPaths(VexfsJson({"search", "answers", "--under", "notes"}))) {
     EXPECT_TRUE(p.starts_with("notes/")) << p;
   }
-  EXPECT_EQ(HitPaths(VexfsJson({"search", "answers", "--modified-after", "2000-01-01"})).size(), 3u);
-  EXPECT_TRUE(HitPaths(VexfsJson({"search", "answers", "--modified-before", "2000-01-01"})).empty());
+  // Dense search ranks every file, so the time filters alone decide what comes back.
+  EXPECT_EQ(HitPaths(VexfsJson({"search", "answers", "--mode", "dense", "--modified-after",
+                                "2000-01-01"})).size(), 3u);
+  EXPECT_TRUE(HitPaths(VexfsJson({"search", "answers", "--mode", "dense", "--modified-before",
+                                  "2000-01-01"})).empty());
 }
 
 TEST_F(CliSearchTest, SuppliedVectorsAreSearchedByVector) {

@@ -1,9 +1,12 @@
-// Crash test of indexing: `vexfs index wait` is SIGKILLed at random moments while
-// it drains a full queue, and files keep changing between kills. Afterwards the
+// Crash test of indexing: `vexfs index wait` and `vexfs search` (which also
+// writes the lexical index's checkpoint) are SIGKILLed at random moments while
+// they drain a full queue, and files keep changing between kills. Afterwards the
 // queue must drain, and the index must agree exactly with the store: every text
-// file's passages have vectors, each passage hash has exactly one vector, the
-// vector log is dense, every stored vector is what the embedder gives for its
-// passage, and the ANN index built from the log answers like the exact scan.
+// file's passages have vectors and lexical records, each passage hash has exactly
+// one of each, both logs are dense, every stored vector is what the embedder
+// gives for its passage and every lexical record holds its passage's text, the
+// ANN index built from the log answers like the exact scan, and the lexical
+// index the store's files give answers exactly like one built from the log.
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -20,6 +23,9 @@
 #include "common/sha256.h"
 #include "crash/child_process.h"
 #include "index/hash_embedder.h"
+#include "index/lexical_analysis.h"
+#include "index/lexical_index.h"
+#include "index/lexical_log.h"
 #include "index/model_registry.h"
 #include "index/passages.h"
 #include "index/vector_index.h"
@@ -81,6 +87,22 @@ void ChangeSomeFiles(Store& store, std::mt19937_64& rng) {
   ASSERT_TRUE(st.ok() || st.IsNotFound()) << st.ToString();
 }
 
+// The lexical log: dense, one record per passage hash, dedup keys pointing back.
+void CheckLexicalLog(const internal::Txn& txn, const internal::Databases& dbs,
+                     const index::ModelRecord& lex) {
+  std::set<ObjectId> hashes;
+  Status st = index::ForEachLexicalRecord(
+      txn, dbs, lex, 0, [&](uint64_t id, const ObjectId& hash, std::string_view text) {
+        EXPECT_TRUE(hashes.insert(hash).second) << "duplicate lexical record " << id;
+        EXPECT_EQ(Sha256Of(text), hash) << id;
+        auto back = index::FindVector(txn, dbs, lex.id, hash);
+        EXPECT_TRUE(back.ok() && back->has_value() && **back == id) << id;
+        return Status::Ok();
+      });
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(hashes.size(), lex.next_vector);
+}
+
 // Every invariant of a drained index (see the file comment).
 void CheckIndexMatchesStore(Store& store) {
   auto* impl = store.impl();
@@ -104,9 +126,13 @@ void CheckIndexMatchesStore(Store& store) {
     ASSERT_TRUE(back.ok() && back->has_value());
     EXPECT_EQ(**back, id);
   }
+  auto lexical = index::FindModel(txn, dbs, index::kLexicalModelName);
+  ASSERT_TRUE(lexical.ok() && lexical->has_value());
+  const index::ModelRecord& lex = **lexical;
+  CheckLexicalLog(txn, dbs, lex);
   MDB_stat stat;
   ASSERT_EQ(mdb_stat(txn.raw(), dbs.ix_vector_keys, &stat), 0);
-  EXPECT_EQ(stat.ms_entries, m.next_vector);
+  EXPECT_EQ(stat.ms_entries, m.next_vector + lex.next_vector);
   // Every live file: its passages exist with the embedder's exact vectors.
   auto tree = store.Tree();
   ASSERT_TRUE(tree.ok());
@@ -124,6 +150,34 @@ void CheckIndexMatchesStore(Store& store) {
       auto rec = index::ReadVector(txn, dbs, m, **id);
       ASSERT_TRUE(rec.ok());
       EXPECT_EQ(rec->values, want) << e.name;
+      auto lex_id = index::FindVector(txn, dbs, lex.id, Sha256Of(passage));
+      ASSERT_TRUE(lex_id.ok() && lex_id->has_value()) << e.name << " lexical at " << p.offset;
+    }
+  }
+}
+
+// Whatever checkpoint the killed runs left in `store_index_dir`, the lexical
+// index opened over it answers exactly like one built from the log alone.
+void CheckLexicalFilesAnswerLikeTheLog(Store& store, const std::string& store_index_dir,
+                                       const std::string& fresh_dir) {
+  internal::Txn txn;
+  ASSERT_TRUE(store.impl()->BeginTxn(&txn, false).ok());
+  auto lexical = index::FindModel(txn, store.impl()->dbs(), index::kLexicalModelName);
+  txn.Abort();
+  ASSERT_TRUE(lexical.ok() && lexical->has_value());
+  auto from_files = index::LexicalIndex::Open(store.impl(), **lexical, store_index_dir);
+  auto from_log = index::LexicalIndex::Open(store.impl(), **lexical, fresh_dir);
+  ASSERT_TRUE(from_files.ok() && from_log.ok());
+  ASSERT_EQ((*from_files)->size(), (**lexical).next_vector);
+  ASSERT_EQ((*from_log)->size(), (**lexical).next_vector);
+  std::vector<uint8_t> all(((**lexical).next_vector + 7) / 8, 0xff);
+  for (const char* query : {"agent memory", "snapshot plan", "\"kernel cache\"", "budget"}) {
+    auto a = (*from_files)->Search(query, 50, all);
+    auto b = (*from_log)->Search(query, 50, all);
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_EQ(a->ids.size(), b->ids.size()) << query;
+    for (size_t i = 0; i < a->ids.size(); ++i) {
+      EXPECT_NEAR(a->ids[i].score, b->ids[i].score, 1e-4) << query << " " << i;
     }
   }
 }
@@ -136,6 +190,8 @@ TEST(IndexCrashTest, KilledIndexerLosesAndDuplicatesNothing) {
   auto created = Store::Create(path);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   std::unique_ptr<Store> store = std::move(*created);
+  // The checks re-embed passages with the hash embedder.
+  ASSERT_TRUE(Index::SetEmbedder(store.get(), "hash").ok());
   std::mt19937_64 rng(EnvNumber("VEXFS_CRASH_SEED", 7));
   for (int i = 0; i < kFiles; ++i) {
     ASSERT_TRUE(WriteFile(*store, "notes/" + std::to_string(i) + ".md", NoteText(rng)).ok());
@@ -145,7 +201,11 @@ TEST(IndexCrashTest, KilledIndexerLosesAndDuplicatesNothing) {
   for (int it = 0; it < iterations; ++it) {
     ChildProcess child;
     std::string error;
-    ASSERT_TRUE(child.Start({.argv = {bin, "--store", path, "index", "wait"},
+    // Every third run searches: it drains the queue too, and then writes the
+    // lexical checkpoint once enough records have arrived.
+    std::vector<std::string> argv = {bin, "--store", path, "index", "wait"};
+    if (it % 3 == 2) argv = {bin, "--store", path, "search", "agent memory plan"};
+    ASSERT_TRUE(child.Start({.argv = argv,
                              .stderr_path = dir.path() + "/stderr"}, &error)) << error;
     std::this_thread::sleep_for(milliseconds(rng() % 250));
     child.Kill(SIGKILL);
@@ -164,6 +224,7 @@ TEST(IndexCrashTest, KilledIndexerLosesAndDuplicatesNothing) {
   ASSERT_TRUE(exact.ok());
   EXPECT_EQ(exact->unindexed_files, 0u);
   EXPECT_EQ(exact->hits.size(), 10u);
+  CheckLexicalFilesAnswerLikeTheLog(*store, path + "/index", dir.path() + "/lexical");
   // The ANN index rebuilt from the log holds exactly the log's vectors.
   internal::Txn txn;
   ASSERT_TRUE(store->impl()->BeginTxn(&txn, false).ok());

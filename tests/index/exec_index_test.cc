@@ -31,12 +31,15 @@ TEST_F(ExecIndexTest, FilesAreIndexedAndSearchedThroughTheProcess) {
   ASSERT_OK(index->Wait());
   ASSIGN_OR_FAIL(IndexStatus status, index->GetStatus());
   EXPECT_EQ(status.queued, 0u);
-  ASSERT_EQ(status.models.size(), 1u);
+  ASSERT_EQ(status.models.size(), 2u);  // the exec model and the lexical one
+  EXPECT_EQ(status.models[0].kind, "embedded");
   EXPECT_EQ(status.models[0].dim, 4u);
   EXPECT_EQ(status.models[0].vectors, 2u);
+  EXPECT_EQ(status.models[1].kind, "lexical");
   // The fake's vectors start with the byte length: a 16-byte query is nearest to
   // b.txt by inner product.
   SearchRequest r;
+  r.mode = SearchMode::kDense;
   r.query = "bbbbbbbbbbbbbbbb";
   r.k = 1;
   ASSIGN_OR_FAIL(SearchResult res, index->Search(r));
@@ -59,8 +62,10 @@ TEST_F(ExecIndexTest, AMisbehavingEmbedderWritesNothingAndKeepsTheQueue) {
   ASSERT_OK(index->Wait());
   ASSIGN_OR_FAIL(IndexStatus after, index->GetStatus());
   EXPECT_EQ(after.queued, 0u);
-  ASSERT_EQ(after.models.size(), 1u);
+  ASSERT_EQ(after.models.size(), 2u);
   EXPECT_EQ(after.models[0].vectors, 2u);
+  EXPECT_EQ(after.models[1].kind, "lexical");
+  EXPECT_EQ(after.models[1].vectors, 2u);  // one lexical record per distinct passage
 }
 
 TEST_F(ExecIndexTest, AnEmbedderThatCannotStartIsRefusedUpFront) {

@@ -32,6 +32,14 @@ IndexOptions AlwaysHnsw() {
   return options;
 }
 
+// This suite checks the dense side against references computed from vectors;
+// lexical and hybrid search have their own suite (lexical_search_test.cc).
+SearchRequest Dense() {
+  SearchRequest r;
+  r.mode = SearchMode::kDense;
+  return r;
+}
+
 IndexOptions WithEmbedder(std::string spec) {
   IndexOptions options;
   options.embedder = std::move(spec);
@@ -42,7 +50,10 @@ class SearchTest : public StoreTest {
  protected:
   void SetUp() override {
     StoreTest::SetUp();
+    // The references below embed with the hash embedder, whatever the default is.
+    ASSERT_OK(Index::SetEmbedder(&store(), "hash"));
     OpenIndex({});
+    ASSERT_OK(index_->Wait());  // choosing the embedder queued the (empty) branch
   }
 
   void OpenIndex(const IndexOptions& options) {
@@ -64,7 +75,7 @@ class SearchTest : public StoreTest {
   }
 
   std::vector<std::string> Paths(std::string query, size_t k = 10) {
-    SearchRequest r;
+    SearchRequest r = Dense();
     r.query = std::move(query);
     r.k = k;
     return Paths(r);
@@ -75,7 +86,7 @@ class SearchTest : public StoreTest {
     EXPECT_TRUE(status.ok());
     uint64_t n = 0;
     if (status.ok()) {
-      for (const ModelStatus& m : status->models) n += m.vectors;
+      for (const ModelStatus& m : status->models) n += m.kind == "lexical" ? 0 : m.vectors;
     }
     return n;
   }
@@ -107,7 +118,7 @@ TEST_F(SearchTest, WritesQueueWorkAndWaitDrainsIt) {
   ASSIGN_OR_FAIL(IndexStatus before, index_->GetStatus());
   EXPECT_EQ(before.queued, 4u);
   // Nothing is searchable before indexing, and the result says why.
-  SearchRequest r;
+  SearchRequest r = Dense();
   r.query = "helm rollback";
   ASSIGN_OR_FAIL(SearchResult early, index_->Search(r));
   EXPECT_TRUE(early.hits.empty());
@@ -134,7 +145,7 @@ TEST_F(SearchTest, BackgroundIndexingMakesWritesSearchableWithoutWaiting) {
   index_->StopBackground();
   EXPECT_EQ(queued, 0u);
   EXPECT_EQ(Paths("helm rollback revision", 1), std::vector<std::string>{"notes/deploy.md"});
-  SearchRequest r;
+  SearchRequest r = Dense();
   r.query = "oat milk";
   ASSIGN_OR_FAIL(SearchResult res, index_->Search(r));
   EXPECT_EQ(res.unindexed_files, 0u);
@@ -152,7 +163,7 @@ TEST_F(SearchTest, DeletedFileIsFoundAtTheSnapshotOnly) {
   // Not even waiting is needed: a deleted file leaves search at once.
   auto now = Paths("helm rollback revision");
   EXPECT_EQ(std::count(now.begin(), now.end(), "notes/deploy.md"), 0);
-  SearchRequest r;
+  SearchRequest r = Dense();
   r.query = "helm rollback revision";
   r.snapshot = "before";
   auto then = Paths(r);
@@ -166,7 +177,7 @@ TEST_F(SearchTest, ModifiedFileReturnsItsOldPassageAtTheOldSnapshot) {
   ASSERT_OK(Snap("v1").status());
   ASSERT_OK(Put("plan.md", "The plan changed: keep sqlite, add nightly backups instead."));
   ASSERT_OK(index_->Wait());
-  SearchRequest r;
+  SearchRequest r = Dense();
   r.query = "postgres migration";
   r.snapshot = "v1";
   ASSIGN_OR_FAIL(SearchResult old, index_->Search(r));
@@ -183,7 +194,7 @@ TEST_F(SearchTest, SnapshotTakenBeforeIndexingGetsItsOwnContentIndexed) {
   ASSERT_OK(Snap("early").status());  // queue not drained yet
   ASSERT_OK(Put("idea.txt", "second idea: unrelated words entirely"));
   ASSERT_OK(index_->Wait());
-  SearchRequest r;
+  SearchRequest r = Dense();
   r.query = "vector index of passages";
   r.snapshot = "early";
   ASSIGN_OR_FAIL(SearchResult res, index_->Search(r));
@@ -203,7 +214,7 @@ TEST_F(SearchTest, FiltersByPathMetadataAndTime) {
     return ed.SetAttr(old, change).status();
   }));
   ASSERT_OK(index_->Wait());
-  SearchRequest r;
+  SearchRequest r = Dense();
   r.query = "deploy roll back";
   r.under = "archive";
   EXPECT_EQ(Paths(r), std::vector<std::string>{"archive/old-deploy.md"});
@@ -273,7 +284,7 @@ TEST_F(SearchTest, FilteredSearchEqualsBruteForceOverTheFilteredFiles) {
   std::string query = files["b/n1.md"].substr(0, 30) + " " + files["a/n0.md"].substr(0, 30);
   auto in_b_team_x = [&](const std::string& p) { return p.starts_with("b/") && team.count(p); };
   for (bool meta : {false, true}) {
-    SearchRequest r;
+    SearchRequest r = Dense();
     r.query = query;
     r.k = 7;
     r.under = "b";
@@ -301,7 +312,7 @@ TEST_F(SearchTest, OneHitPerFileUnlessPassagesAreAsked) {
   ASSERT_OK(Put("long.md", doc));
   ASSERT_OK(Put("short.md", "helm rollback"));
   ASSERT_OK(index_->Wait());
-  SearchRequest r;
+  SearchRequest r = Dense();
   r.query = "helm rollback";
   ASSIGN_OR_FAIL(SearchResult per_file, index_->Search(r));
   EXPECT_EQ(per_file.hits.size(), 2u);
@@ -343,7 +354,7 @@ TEST_F(SearchTest, BinaryAndInvalidUtf8FilesAreNotIndexed) {
 TEST_F(SearchTest, BadRequestsGetClearErrors) {
   PutNotes();
   ASSERT_OK(index_->Wait());
-  SearchRequest r;
+  SearchRequest r = Dense();
   EXPECT_CODE(index_->Search(r), StatusCode::kInvalidArgument);  // empty query
   r.query = "x";
   r.k = 0;
@@ -370,7 +381,7 @@ TEST_F(SearchTest, SuppliedVectorsAreSearchedByVectorAndValidated) {
   ASSERT_OK(index_->SetVector("notes/deploy.md", "agent-v1", {1, 0, 0}));
   ASSERT_OK(index_->SetVector("notes/budget.md", "agent-v1", {0, 1, 0}));
   ASSERT_OK(index_->SetVector("notes/shopping.txt", "agent-v1", {0, 0.9f, 0.1f}));
-  SearchRequest r;
+  SearchRequest r = Dense();
   r.model = "agent-v1";
   r.vector = {0, 1, 0};
   r.k = 2;
@@ -403,7 +414,7 @@ TEST_F(SearchTest, EqualRangesOfDifferentFilesKeepTheirOwnVectors) {
                                        {"b.txt", std::make_pair(uint64_t{0}, uint64_t{4}), {0, 1}}};
   ASSERT_OK(index_->SetVectors("pairs", VectorMetric::kL2, batch));
   EXPECT_EQ(VectorCount(), 2u);
-  SearchRequest r;
+  SearchRequest r = Dense();
   r.model = "pairs";
   r.k = 1;
   r.vector = {0, 0.9f};
@@ -417,7 +428,7 @@ TEST_F(SearchTest, SuppliedVectorsSetAfterASnapshotSearchIsCachedAreSeenThere) {
   ASSERT_OK(Put("b.txt", "beta"));
   ASSERT_OK(Snap("s").status());
   ASSERT_OK(index_->SetVectors("pts", VectorMetric::kL2, {{"a.txt", std::nullopt, {0, 0}}}));
-  SearchRequest r;
+  SearchRequest r = Dense();
   r.model = "pts";
   r.snapshot = "s";
   r.vector = {1, 1};
@@ -433,7 +444,7 @@ TEST_F(SearchTest, FilesWithEqualContentShareSuppliedVectors) {
   std::vector<SuppliedVector> batch = {{"a.txt", std::nullopt, {1, 0}},
                                        {"b.txt", std::make_pair(uint64_t{0}, uint64_t{4}), {0, 1}}};
   ASSERT_OK(index_->SetVectors("pairs", VectorMetric::kL2, batch));
-  SearchRequest r;
+  SearchRequest r = Dense();
   r.model = "pairs";
   r.passages = true;
   r.vector = {0, 1};
@@ -470,7 +481,7 @@ TEST_F(SearchTest, HnswPathAnswersLikeTheExactPath) {
   OpenIndex(AlwaysHnsw());
   size_t same = 0;
   for (size_t q = 0; q < queries.size(); ++q) {
-    SearchRequest r;
+    SearchRequest r = Dense();
     r.query = queries[q];
     r.k = 5;
     ASSIGN_OR_FAIL(SearchResult res, index_->Search(r));
@@ -492,7 +503,7 @@ TEST_F(SearchTest, FilteredHnswSearchStillReturnsKWhenKAreVisible) {
   }
   OpenIndex(AlwaysHnsw());
   ASSERT_OK(index_->Wait());
-  SearchRequest r;
+  SearchRequest r = Dense();
   r.query = "note about topic 3";
   r.under = "rare";
   r.k = 10;

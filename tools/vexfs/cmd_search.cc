@@ -98,13 +98,24 @@ Result<std::vector<float>> ParseVector(const std::string& text) {
   return out;
 }
 
+nlohmann::json RankJson(const std::optional<HitRank>& r) {
+  if (!r) return nullptr;
+  return {{"rank", r->rank}, {"score", r->score}};
+}
+
+// Each side's rank and score say why a hit was found; null where a side did not
+// find it (or did not run).
 nlohmann::json HitJson(const SearchHit& h) {
-  return {{"path", h.path}, {"offset", h.offset}, {"length", h.length},
-          {"score", h.score}, {"snippet", h.snippet}};
+  return {{"path", h.path},          {"offset", h.offset},
+          {"length", h.length},      {"score", h.score},
+          {"dense", RankJson(h.dense)}, {"lexical", RankJson(h.lexical)},
+          {"snippet", h.snippet}};
 }
 
 struct SearchArgs {
   SearchRequest request;
+  std::string mode;  // "" = the library's choice
+  std::string fusion = "rrf";
   std::string vector_json;
   std::vector<std::string> where;
   std::string after, before;
@@ -115,6 +126,10 @@ struct SearchArgs {
 Status BuildRequest(SearchArgs& a) {
   if (a.k <= 0) return Status::InvalidArgument("-k must be at least 1");
   a.request.k = static_cast<size_t>(a.k);
+  if (!a.mode.empty()) {
+    VEXFS_ASSIGN_OR_RETURN(a.request.mode, ParseSearchMode(a.mode));
+  }
+  VEXFS_ASSIGN_OR_RETURN(a.request.fusion, ParseFusionMethod(a.fusion));
   for (const std::string& w : a.where) {
     VEXFS_ASSIGN_OR_RETURN(auto kv, SplitKeyValue(w));
     a.request.where[kv.first] = kv.second;
@@ -135,9 +150,17 @@ void PrintResult(Context& ctx, const SearchResult& r) {
   if (ctx.global.json) {
     nlohmann::json hits = nlohmann::json::array();
     for (const SearchHit& h : r.hits) hits.push_back(HitJson(h));
-    return ctx.PrintJson({{"model", r.model}, {"method", r.method},
-                          {"visible_vectors", r.visible_vectors},
-                          {"unindexed_files", r.unindexed_files}, {"hits", hits}});
+    nlohmann::json out = {{"mode", r.mode},
+                           {"model", r.model},
+                           {"lexical_model", r.lexical_model},
+                           {"method", r.method},
+                           {"visible_vectors", r.visible_vectors},
+                           {"visible_passages", r.visible_passages},
+                           {"unindexed_files", r.unindexed_files},
+                           {"hits", hits}};
+    if (!r.fusion.empty()) out["fusion"] = r.fusion;
+    if (!r.note.empty()) out["note"] = r.note;
+    return ctx.PrintJson(out);
   }
   for (const SearchHit& h : r.hits) {
     std::printf("%.3f  %s  [%llu+%llu]\n       %s\n", h.score, h.path.c_str(),
@@ -145,6 +168,7 @@ void PrintResult(Context& ctx, const SearchResult& r) {
                 static_cast<unsigned long long>(h.length), h.snippet.c_str());
   }
   if (r.hits.empty()) std::cout << "no matches\n";
+  if (!r.note.empty()) std::cerr << "vexfs: " << r.note << "\n";
   if (r.unindexed_files > 0) {
     std::cerr << "vexfs: " << r.unindexed_files << " file(s) not indexed yet\n";
   }
@@ -152,8 +176,12 @@ void PrintResult(Context& ctx, const SearchResult& r) {
 
 void AddSearch(CLI::App& app, Context& ctx) {
   auto args = std::make_shared<SearchArgs>();
-  CLI::App* cmd = app.add_subcommand("search", "Find files by meaning (best passage per file)");
+  CLI::App* cmd = app.add_subcommand("search", "Find files by words and meaning (best passage per file)");
   cmd->add_option("query", args->request.query, "What to look for");
+  cmd->add_option("--mode", args->mode, "lexical (BM25), dense (vectors) or hybrid (both, fused); default lexical, or dense with --vector/--model");
+  cmd->add_option("--fusion", args->fusion, "How hybrid merges the two rankings: rrf (default) or mix");
+  cmd->add_flag("--feedback", args->request.feedback,
+                "Expand the lexical query with terms of its best passages");
   cmd->add_option("-k", args->k, "How many results (default 10)");
   cmd->add_option("--at", args->request.snapshot, "Search this snapshot");
   cmd->add_option("--branch", args->request.branch, "Search this branch's working tree");

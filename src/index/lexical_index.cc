@@ -1,0 +1,188 @@
+// Xapian BM25 over a checkpoint and an in-memory tail, filtered by view.
+#include "index/lexical_index.h"
+
+#include <algorithm>
+
+#include "index/lexical_analysis.h"
+#include "index/lexical_checkpoint.h"
+#include "index/lexical_log.h"
+#include "index/model_registry.h"
+
+namespace vexfs::index {
+namespace {
+
+constexpr uint64_t kMinCheckpointRecords = 1000;
+// Expansion terms count half as much as the agent's own words (the usual
+// interpolation of relevance-model feedback, RM3's lambda = 0.5).
+constexpr double kFeedbackWeight = 0.5;
+
+bool Visible(const std::vector<uint8_t>& visible, uint64_t id) {
+  return id / 8 < visible.size() && ((visible[id / 8] >> (id % 8)) & 1) != 0;
+}
+
+// Admits documents whose lexical id is set in the view's bitmap.
+class VisibleDecider : public Xapian::MatchDecider {
+ public:
+  explicit VisibleDecider(const std::vector<uint8_t>& visible) : visible_(visible) {}
+  bool operator()(const Xapian::Document& doc) const override {
+    uint64_t id = 0;
+    return DecodeIdValue(doc.get_value(kIdSlot), &id) && Visible(visible_, id);
+  }
+
+ private:
+  const std::vector<uint8_t>& visible_;
+};
+
+// Expansion takes stemmed terms (the "Z" forms) not already in the query.
+class ExpansionDecider : public Xapian::ExpandDecider {
+ public:
+  explicit ExpansionDecider(const Xapian::Query& query)
+      : used_(query.get_terms_begin(), query.get_terms_end()) {}
+  bool operator()(const std::string& term) const override {
+    return term.size() > 1 && term[0] == 'Z' &&
+           std::find(used_.begin(), used_.end(), term) == used_.end();
+  }
+
+ private:
+  std::vector<std::string> used_;
+};
+
+Status XapianStatus(const Xapian::Error& e, std::string_view what) {
+  return Status::IOError(std::string(what) + ": " + e.get_description());
+}
+
+}  // namespace
+
+LexicalIndex::LexicalIndex(internal::StoreImpl* impl, ModelRecord model, std::string dir)
+    : impl_(impl), model_(std::move(model)), dir_(std::move(dir)) {}
+
+Result<std::unique_ptr<LexicalIndex>> LexicalIndex::Open(internal::StoreImpl* impl,
+                                                         const ModelRecord& model,
+                                                         const std::string& dir,
+                                                         const ProgressFn& progress) {
+  std::unique_ptr<LexicalIndex> index(new LexicalIndex(impl, model, dir));
+  VEXFS_RETURN_IF_ERROR(index->Load(progress));
+  return index;
+}
+
+Status LexicalIndex::Load(const ProgressFn& progress) {
+  VEXFS_RETURN_IF_ERROR(RefreshModel());
+  VEXFS_ASSIGN_OR_RETURN(auto cp, LoadLexicalCheckpoint(impl_, model_, dir_));
+  // No valid checkpoint of a large log: build one on disk rather than holding
+  // the whole index in memory (a read-only store falls back to memory).
+  if (!cp && model_.next_vector >= kMinCheckpointRecords &&
+      BuildLexicalCheckpoint(impl_, model_, dir_, progress).ok()) {
+    VEXFS_ASSIGN_OR_RETURN(cp, LoadLexicalCheckpoint(impl_, model_, dir_));
+  }
+  checkpoint_.reset();
+  checkpointed_ = 0;
+  if (cp) {
+    checkpoint_ = std::move(cp->db);
+    checkpointed_ = cp->count;
+  }
+  try {
+    tail_ = std::make_unique<Xapian::WritableDatabase>(std::string(), Xapian::DB_BACKEND_INMEMORY);
+  } catch (const Xapian::Error& e) {
+    return XapianStatus(e, "create the in-memory lexical index");
+  }
+  size_ = checkpointed_;
+  return CatchUp();
+}
+
+Status LexicalIndex::RefreshModel() {
+  internal::Txn txn;
+  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, impl_->dbs(), model_.info.name));
+  if (!found) return Status::NotFound("model '" + model_.info.name + "' is not registered");
+  model_ = *found;
+  return Status::Ok();
+}
+
+Status LexicalIndex::CatchUp() {
+  VEXFS_RETURN_IF_ERROR(RefreshModel());
+  if (model_.next_vector < size_) {
+    return Status::Corruption("lexical log of model '" + model_.info.name + "' shrank");
+  }
+  if (model_.next_vector > size_) {
+    internal::Txn txn;
+    VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+    try {
+      VEXFS_RETURN_IF_ERROR(ForEachLexicalRecord(
+          txn, impl_->dbs(), model_, size_,
+          [&](uint64_t id, const ObjectId&, std::string_view text) {
+            tail_->add_document(MakeLexicalDocument(text, id));
+            return Status::Ok();
+          }));
+      tail_->commit();
+    } catch (const Xapian::Error& e) {
+      return XapianStatus(e, "update the in-memory lexical index");
+    }
+    size_ = model_.next_vector;
+  }
+  Combine();
+  return Status::Ok();
+}
+
+void LexicalIndex::Combine() {
+  combined_ = Xapian::Database();
+  if (checkpoint_) combined_.add_database(*checkpoint_);
+  combined_.add_database(*tail_);
+}
+
+Status LexicalIndex::SaveCheckpoint() {
+  VEXFS_RETURN_IF_ERROR(BuildLexicalCheckpoint(impl_, model_, dir_));
+  return Load(nullptr);
+}
+
+Result<LexicalMatches> LexicalIndex::Search(std::string_view query, size_t k,
+                                            const std::vector<uint8_t>& visible,
+                                            const LexicalFeedback& feedback) {
+  auto first = SearchOnce(query, k, visible, feedback);
+  if (first.ok() || first.status().code() == StatusCode::kInvalidArgument) return first;
+  // The checkpoint was replaced twice under us, or its files went bad after they
+  // were verified: reload (verifying again, or rebuilding) and ask once more.
+  VEXFS_RETURN_IF_ERROR(Load(nullptr));
+  return SearchOnce(query, k, visible, feedback);
+}
+
+Result<LexicalMatches> LexicalIndex::SearchOnce(std::string_view query, size_t k,
+                                                const std::vector<uint8_t>& visible,
+                                                const LexicalFeedback& feedback) {
+  VEXFS_ASSIGN_OR_RETURN(ParsedQuery parsed, ParseLexicalQuery(query, combined_));
+  LexicalMatches out;
+  out.empty_query = parsed.empty;
+  if (parsed.empty) return out;
+  try {
+    Xapian::Enquire enquire(combined_);
+    enquire.set_weighting_scheme(Xapian::BM25Weight());
+    enquire.set_query(parsed.query);
+    VisibleDecider decider(visible);
+    if (feedback.enabled) {
+      Xapian::MSet top = enquire.get_mset(0, feedback.documents, 0, nullptr, &decider);
+      Xapian::RSet rset;
+      for (auto it = top.begin(); it != top.end(); ++it) rset.add_document(*it);
+      if (!rset.empty()) {
+        ExpansionDecider fresh(parsed.query);
+        Xapian::ESet eset = enquire.get_eset(feedback.terms, rset, &fresh);
+        Xapian::Query expansion(Xapian::Query::OP_OR, eset.begin(), eset.end());
+        enquire.set_query(Xapian::Query(
+            Xapian::Query::OP_OR, parsed.query,
+            Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, expansion, kFeedbackWeight)));
+      }
+    }
+    Xapian::MSet mset = enquire.get_mset(0, static_cast<Xapian::doccount>(k), 0, nullptr,
+                                         &decider);
+    for (auto it = mset.begin(); it != mset.end(); ++it) {
+      uint64_t id = 0;
+      if (!DecodeIdValue(it.get_document().get_value(kIdSlot), &id)) {
+        return Status::Corruption("lexical index document without its id");
+      }
+      out.ids.push_back({id, static_cast<float>(it.get_weight())});
+    }
+  } catch (const Xapian::Error& e) {
+    return XapianStatus(e, "lexical search");
+  }
+  return out;
+}
+
+}  // namespace vexfs::index

@@ -1,0 +1,91 @@
+// The lexical (BM25) index of one lexical model: Xapian over the model's passage
+// texts, searched with Xapian's BM25 weighting and a filter that admits only the
+// passages visible in the searched view.
+//
+// It is a cache of the LMDB log (lexical_log.h), like the ANN index: a verified
+// on-disk checkpoint (lexical_checkpoint.h) holds records [0, c), and the records
+// appended since live in an in-memory Xapian database; searches run over both
+// together, so BM25 statistics are those of every distinct passage the model
+// holds. A checkpoint is written when the in-memory part grows past a quarter of
+// the whole (at least 1000 records).
+//
+// Visibility is decided during matching (a Xapian::MatchDecider over the view's
+// bitmap of lexical ids), so k results come back whenever k visible passages
+// match.
+//
+// Thread-safety: none; the caller serialises all calls.
+#ifndef VEXFS_INDEX_LEXICAL_INDEX_H_
+#define VEXFS_INDEX_LEXICAL_INDEX_H_
+
+#include <xapian.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "index/index_records.h"
+#include "index/top_k.h"
+#include "store/store_impl.h"
+
+namespace vexfs::index {
+
+struct LexicalMatches {
+  bool empty_query = false;     // the query has nothing to search for
+  std::vector<ScoredId> ids;    // best first; scores are BM25 weights
+};
+
+// How the top passages feed query expansion (pseudo-relevance feedback).
+struct LexicalFeedback {
+  bool enabled = false;
+  int documents = 10;  // top documents taken as relevant
+  int terms = 20;      // expansion terms added (Xapian's ESet, TradWeight scores)
+};
+
+class LexicalIndex {
+ public:
+  // Loads the valid checkpoint (or builds one when the log is large and none is
+  // valid), then catches up from the log. Never fails because of the files in
+  // `dir`; fails only on store errors.
+  static Result<std::unique_ptr<LexicalIndex>> Open(internal::StoreImpl* impl,
+                                                    const ModelRecord& model,
+                                                    const std::string& dir,
+                                                    const ProgressFn& progress = nullptr);
+
+  // Adds the records appended to the log since the last catch-up.
+  Status CatchUp();
+  // Publishes a checkpoint of everything caught up (another process may be
+  // writing one: then it waits). kReadOnly/kIOError when the files cannot be
+  // written; the index keeps working from memory.
+  Status SaveCheckpoint();
+  uint64_t unsaved() const { return size_ - checkpointed_; }
+  uint64_t size() const { return size_; }
+
+  // Up to k best passages whose lexical id has its bit set in `visible`.
+  // kInvalidArgument for a query Xapian cannot read or one past kMaxQueryBytes.
+  Result<LexicalMatches> Search(std::string_view query, size_t k,
+                                const std::vector<uint8_t>& visible,
+                                const LexicalFeedback& feedback = {});
+
+ private:
+  LexicalIndex(internal::StoreImpl* impl, ModelRecord model, std::string dir);
+  Status Load(const ProgressFn& progress);
+  Status RefreshModel();
+  void Combine();
+  Result<LexicalMatches> SearchOnce(std::string_view query, size_t k,
+                                    const std::vector<uint8_t>& visible,
+                                    const LexicalFeedback& feedback);
+
+  internal::StoreImpl* impl_;
+  ModelRecord model_;
+  std::string dir_;
+  std::unique_ptr<Xapian::Database> checkpoint_;  // records [0, checkpointed_), or null
+  std::unique_ptr<Xapian::WritableDatabase> tail_;  // records [checkpointed_, size_)
+  Xapian::Database combined_;
+  uint64_t checkpointed_ = 0;
+  uint64_t size_ = 0;
+};
+
+}  // namespace vexfs::index
+
+#endif  // VEXFS_INDEX_LEXICAL_INDEX_H_
