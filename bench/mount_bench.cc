@@ -193,7 +193,7 @@ double RandomReads(const std::string& path, size_t mib, size_t reads, uint64_t s
 }
 
 // Close of a note to its first appearance under .vexfs/search/ (the mount's own
-// background indexer, the default hash embedder).
+// background indexer with the default embedder, found by the default search mode).
 std::vector<double> NoteToSearch(const std::string& root, size_t notes) {
   std::vector<double> out;
   std::filesystem::create_directories(root + "/notes");
@@ -283,7 +283,7 @@ std::string Report(const Options& o, const Samples& s, const std::vector<double>
   std::string md = "Median of " + std::to_string(o.reps) +
                    " interleaved runs; rates (higher is better).\n\n" + table.Markdown();
   Table latency(
-      {"close of a 4 KiB note -> first seen in .vexfs/search (hash embedder)", "median", "max"});
+      {"close of a 4 KiB note -> first seen in .vexfs/search (ms; default embedder and mode)", "median", "max"});
   double max = search.empty() ? 0 : *std::max_element(search.begin(), search.end());
   latency.AddRow({std::to_string(search.size()) + " notes", Millis(Median(search)), Millis(max)});
   (*json)["note_to_search_median_s"] = Median(search);

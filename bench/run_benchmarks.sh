@@ -19,6 +19,8 @@
 #                  throughput against plain files, dedup), keeping the others
 #   --only usxf    rerun only the USXF container benchmark (its files live on
 #                  /dev/shm), keeping the others
+#   --only quality rerun only the retrieval-quality benchmark (CACM against plain
+#                  Xapian BM25), keeping the others
 #   --only kv      rerun only the KV-migration benchmark (restore against
 #                  re-prefill with llama.cpp; its model is built once in
 #                  /tmp/vexfs-kv-models), keeping the others
@@ -47,12 +49,13 @@ while [[ $# -gt 0 ]]; do
     --render-only) RENDER_ONLY=1; shift ;;
     --only) ONLY=$2; shift 2 ;;
     *) echo "usage: $0 [--dir DIR] [--quick] [--output FILE] [--render-only]" \
-            "[--only search|mount|store|usxf|kv]" >&2
+            "[--only search|mount|store|usxf|kv|quality]" >&2
        exit 2 ;;
   esac
 done
-if [[ -n $ONLY && $ONLY != search && $ONLY != mount && $ONLY != store && $ONLY != usxf && $ONLY != kv ]]; then
-  echo "$0: --only takes search, mount, store, usxf or kv, not '$ONLY'" >&2
+if [[ -n $ONLY && $ONLY != search && $ONLY != mount && $ONLY != store && $ONLY != usxf && $ONLY != kv &&
+      $ONLY != quality ]]; then
+  echo "$0: --only takes search, mount, store, usxf, kv or quality, not '$ONLY'" >&2
   exit 2
 fi
 
@@ -114,6 +117,7 @@ measure() {
   case $ONLY in
     search) clear_search_results ;;
     mount | usxf | kv) clear_bench_results "$ONLY" ;;
+    quality) clear_bench_results quality; rm -f "$RESULTS"/search_quality_bench.* ;;
     store) clear_store_results ;;
     *) clear_scratch ;;
   esac
@@ -127,9 +131,11 @@ measure() {
     -DVEXFS_BUILD_TESTS=OFF -DVEXFS_BUILD_BENCH=ON >/dev/null
   if [[ $ONLY == usxf || $ONLY == kv ]]; then
     ninja -C "$BUILD" -j2 "${ONLY}_bench" >&2
+  elif [[ $ONLY == quality ]]; then
+    ninja -C "$BUILD" -j2 search_quality_bench >&2
   else
     ninja -C "$BUILD" -j2 snapshot_bench throughput_bench dedup_bench search_bench mount_bench \
-      passthrough_ll usxf_bench kv_bench >&2
+      passthrough_ll usxf_bench kv_bench search_quality_bench >&2
     # The CLI column is optional: the snapshot benchmark checks the binary works.
     if ! ninja -C "$BUILD" -j2 vexfs >&2; then
       echo "== the vexfs CLI did not build; its column will be skipped" >&2
@@ -139,6 +145,7 @@ measure() {
 
   if [[ -z $ONLY || $ONLY == store ]]; then run_store_benches; fi
   if [[ -z $ONLY || $ONLY == search ]]; then run_search_benches; fi
+  if [[ -z $ONLY || $ONLY == quality ]]; then run_quality_bench; fi
   if [[ -z $ONLY || $ONLY == mount ]]; then run_mount_bench; fi
   if [[ -z $ONLY || $ONLY == usxf ]]; then run_usxf_bench; fi
   if [[ -z $ONLY || $ONLY == kv ]]; then run_kv_bench; fi
@@ -157,6 +164,7 @@ measure() {
   rm -f "$RESULTS"/store.env "$RESULTS"/store_commands.txt
   rm -f "$RESULTS"/usxf.env "$RESULTS"/usxf_commands.txt
   rm -f "$RESULTS"/kv.env "$RESULTS"/kv_commands.txt
+  rm -f "$RESULTS"/quality.env "$RESULTS"/quality_commands.txt
   {
     echo "ELAPSED=$(( $(date +%s) - start ))"
     echo "DATE='$(date -u '+%Y-%m-%d %H:%M UTC')'"
@@ -181,6 +189,15 @@ run_search_benches() {
     run_bench search_bench:1m --synthetic 1000000 --queries 200 --exact-queries 20 \
       --efs 32,64,128 --reps 3 --filtered
   fi
+}
+
+# Retrieval quality on CACM (shared/data/cacm beside the checkout) against plain
+# Xapian BM25, every mode and fusion with each built-in embedder.
+run_quality_bench() {
+  local reps=3
+  if [[ $QUICK == 1 ]]; then reps=1; fi
+  run_bench search_quality_bench --data "$ROOT/../shared/data/cacm" --embedders hash,glove \
+    --reps "$reps"
 }
 
 # The mount against passthrough_ll and tmpfs. Its data lives on /dev/shm, not in
@@ -306,7 +323,7 @@ render() {
   local fstype cpu
   # shellcheck disable=SC1091
   source "$RESULTS/run.env"
-  for part in store search mount usxf kv; do
+  for part in store search mount usxf kv quality; do
     if [[ -f $RESULTS/$part.env ]]; then
       # shellcheck disable=SC1090
       source "$RESULTS/$part.env"
@@ -363,7 +380,7 @@ render() {
     echo '```'
     # A partial rerun's commands replace those of the full run.
     local exclude=()
-    for part in search mount usxf kv; do
+    for part in search mount usxf kv quality; do
       if [[ -f $RESULTS/${part}_commands.txt ]]; then exclude+=(-e "${part}_bench"); fi
     done
     if [[ -f $RESULTS/store_commands.txt ]]; then
@@ -374,7 +391,7 @@ render() {
     else
       cat "$RESULTS/commands.txt"
     fi
-    for part in store search mount usxf kv; do
+    for part in store search mount usxf kv quality; do
       if [[ -f $RESULTS/${part}_commands.txt ]]; then cat "$RESULTS/${part}_commands.txt"; fi
     done
     echo '```'
@@ -382,6 +399,9 @@ render() {
     cat "$RESULTS/snapshot_bench.md" "$RESULTS/throughput_bench.md" "$RESULTS/dedup_bench.md"
     cat "$ROOT/bench/search_intro.md" "$RESULTS/search_bench_fashion.md" \
       "$RESULTS/search_bench_100k.md" "$RESULTS/search_bench_1m.md"
+    if [[ -f $RESULTS/search_quality_bench.md ]]; then
+      cat "$ROOT/bench/quality_intro.md" "$RESULTS/search_quality_bench.md"
+    fi
     if [[ -f $RESULTS/mount_bench.md ]]; then
       cat "$ROOT/bench/mount_intro.md" "$RESULTS/mount_bench.md"
     fi

@@ -81,6 +81,7 @@ Collection LoadCacm(const std::string& dir) {
 
 struct Metrics {
   double ndcg10 = 0, map = 0, recall100 = 0;
+  double p50_ms = 0, p99_ms = 0;  // per-query search time (k = 1000, no snippets)
 };
 
 Metrics Score(const std::vector<int>& ranking, const std::set<int>& relevant) {
@@ -106,18 +107,32 @@ Metrics Score(const std::vector<int>& ranking, const std::set<int>& relevant) {
   return m;
 }
 
-// Averages over the judged queries of `run(query text)`.
+double Percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[std::min(v.size() - 1, static_cast<size_t>(p * double(v.size())))];
+}
+
+// Averages over the judged queries of `run(query text)`, and its time per query
+// over `reps` passes (the first pass warms caches and is not timed).
 template <typename Run>
-Metrics Evaluate(const Collection& c, Run run) {
+Metrics Evaluate(const Collection& c, Run run, int reps) {
   Metrics sum;
-  for (const auto& [id, text] : c.queries) {
-    Metrics m = Score(run(text), c.relevant.at(id));
-    sum.ndcg10 += m.ndcg10;
-    sum.map += m.map;
-    sum.recall100 += m.recall100;
+  std::vector<double> times;
+  for (int rep = 0; rep <= reps; ++rep) {
+    for (const auto& [id, text] : c.queries) {
+      double start = NowSeconds();
+      std::vector<int> ranking = run(text);
+      if (rep > 0) times.push_back((NowSeconds() - start) * 1000);
+      if (rep != 0) continue;
+      Metrics m = Score(ranking, c.relevant.at(id));
+      sum.ndcg10 += m.ndcg10;
+      sum.map += m.map;
+      sum.recall100 += m.recall100;
+    }
   }
   double n = double(c.queries.size());
-  return {sum.ndcg10 / n, sum.map / n, sum.recall100 / n};
+  return {sum.ndcg10 / n, sum.map / n, sum.recall100 / n, Percentile(times, 0.5),
+          Percentile(times, 0.99)};
 }
 
 // The anchor: Xapian's documented defaults (TermGenerator and QueryParser with
@@ -201,41 +216,63 @@ struct Row {
 };
 
 void Print(const std::vector<Row>& rows, const Metrics& anchor) {
-  std::printf("%-34s %8s %8s %8s %8s %8s %8s\n", "configuration", "nDCG@10", "ratio", "MAP",
-              "ratio", "R@100", "ratio");
+  std::printf("%-34s %8s %8s %8s %8s %8s %8s %8s %8s\n", "configuration", "nDCG@10", "ratio",
+              "MAP", "ratio", "R@100", "ratio", "p50 ms", "p99 ms");
   for (const Row& r : rows) {
-    std::printf("%-34s %8.4f %8.3f %8.4f %8.3f %8.4f %8.3f\n", r.name.c_str(), r.m.ndcg10,
-                r.m.ndcg10 / anchor.ndcg10, r.m.map, r.m.map / anchor.map, r.m.recall100,
-                r.m.recall100 / anchor.recall100);
+    std::printf("%-34s %8.4f %8.3f %8.4f %8.3f %8.4f %8.3f %8.2f %8.2f\n", r.name.c_str(),
+                r.m.ndcg10, r.m.ndcg10 / anchor.ndcg10, r.m.map, r.m.map / anchor.map,
+                r.m.recall100, r.m.recall100 / anchor.recall100, r.m.p50_ms, r.m.p99_ms);
   }
+}
+
+// The table for docs/BENCHMARKS.md.
+std::string Markdown(const std::vector<Row>& rows, const Metrics& anchor, const Collection& c) {
+  char line[512];
+  std::string out = "### CACM (" + std::to_string(c.docs.size()) + " documents, " +
+                    std::to_string(c.queries.size()) + " judged queries, k = 1000)\n\n";
+  out += "| configuration | nDCG@10 | / BM25 | MAP | / BM25 | recall@100 | / BM25 | "
+         "query p50 ms | p99 ms |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (const Row& r : rows) {
+    std::snprintf(line, sizeof(line),
+                  "| %s | %.4f | %.3f | %.4f | %.3f | %.4f | %.3f | %.2f | %.2f |\n",
+                  r.name.c_str(), r.m.ndcg10, r.m.ndcg10 / anchor.ndcg10, r.m.map,
+                  r.m.map / anchor.map, r.m.recall100, r.m.recall100 / anchor.recall100,
+                  r.m.p50_ms, r.m.p99_ms);
+    out += line;
+  }
+  return out + "\n";
 }
 
 int Main(int argc, char** argv) {
   CLI::App app{"VexFS retrieval quality on CACM against plain Xapian BM25"};
-  std::string data = "../shared/data/cacm", dir = "/tmp/vexfs-quality", json_path;
-  std::string embedders = "hash";
+  std::string data = "../shared/data/cacm", dir = "/tmp/vexfs-quality", json_path, markdown;
+  std::string embedders = "hash,glove";
+  int reps = 3;
+  bool keep = false;
   app.add_option("--data", data, "CACM directory (cacm.all, query.text, qrels.text)");
   app.add_option("--dir", dir, "Scratch directory for the stores");
   app.add_option("--embedders", embedders, "Comma-separated embedder specs to compare");
   app.add_option("--json", json_path, "Write the results here as JSON");
+  app.add_option("--markdown", markdown, "Write the table here (docs/BENCHMARKS.md)");
+  app.add_option("--reps", reps, "Timed passes over the queries (medians of all)");
+  app.add_flag("--keep", keep, "Leave the stores in --dir");
   CLI11_PARSE(app, argc, argv);
   Collection c = LoadCacm(data);
   Progress("CACM: " + std::to_string(c.docs.size()) + " documents, " +
            std::to_string(c.queries.size()) + " judged queries");
   PlainBm25 plain(c);
   std::vector<Row> rows;
-  rows.push_back({"plain Xapian BM25 (anchor)", Evaluate(c, [&](const std::string& q) {
-                    return plain.Run(q);
-                  })});
+  rows.push_back({"plain Xapian BM25 (anchor)",
+                  Evaluate(c, [&](const std::string& q) { return plain.Run(q); }, reps)});
   std::stringstream list(embedders);
   std::string spec;
   bool first = true;
   while (std::getline(list, spec, ',')) {
     IndexedStore s = BuildStore(c, dir + "/" + spec.substr(0, spec.find(':')), spec);
     auto run = [&](SearchMode mode, FusionMethod fusion, bool feedback) {
-      return Evaluate(c, [&](const std::string& q) {
-        return RunVexfs(*s.index, q, mode, fusion, feedback);
-      });
+      return Evaluate(
+          c, [&](const std::string& q) { return RunVexfs(*s.index, q, mode, fusion, feedback); },
+          reps);
     };
     if (first) {  // the lexical side does not depend on the embedder
       rows.push_back({"lexical", run(SearchMode::kLexical, FusionMethod::kRrf, false)});
@@ -249,14 +286,16 @@ int Main(int argc, char** argv) {
                     run(SearchMode::kHybrid, FusionMethod::kRrf, true)});
   }
   Print(rows, rows.front().m);
-  if (!json_path.empty()) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const Row& r : rows) {
-      out.push_back({{"configuration", r.name}, {"ndcg10", r.m.ndcg10}, {"map", r.m.map},
-                     {"recall100", r.m.recall100}});
-    }
-    std::ofstream(json_path) << out.dump(2) << "\n";
+  nlohmann::json out = nlohmann::json::array();
+  for (const Row& r : rows) {
+    out.push_back({{"configuration", r.name}, {"ndcg10", r.m.ndcg10}, {"map", r.m.map},
+                   {"recall100", r.m.recall100}, {"p50_ms", r.m.p50_ms}, {"p99_ms", r.m.p99_ms}});
   }
+  // One JSON line for bench/run_benchmarks.sh's results.jsonl.
+  std::printf("%s\n", nlohmann::json({{"bench", "quality"}, {"rows", out}}).dump().c_str());
+  if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
+  if (!markdown.empty()) std::ofstream(markdown) << Markdown(rows, rows.front().m, c);
+  if (!keep) std::filesystem::remove_all(dir);
   return 0;
 }
 

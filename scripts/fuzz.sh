@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Fuzzes the USXF readers: builds the libFuzzer target (clang-14, ASan + UBSan) in
-# build-fuzz/, writes the seed corpus, then fuzzes for SECONDS (default 60). Exits
+# Fuzzes the USXF readers: builds the libFuzzer targets (clang-14, ASan + UBSan) in
+# build-fuzz/, writes the seed corpus, then fuzzes for SECONDS (default 60), and
+# the GloVe file reader for a third of that (its inputs go to
+# tests/fuzz/glove_regressions/, replayed by glove_fuzz_regression_test). Exits
 # non-zero on any crash, leak, out-of-memory, timeout or reader disagreement; the
 # input is saved as tests/fuzz/regressions/crash-<sha1> (or leak-, oom-, timeout-),
 # and usxf_fuzz_regression_test replays it in every normal test run from then on.
@@ -50,3 +52,34 @@ if [ "$status" -ne 0 ]; then
   exit "$status"
 fi
 echo "fuzz: no crash in ${seconds}s"
+
+# The GloVe (.vxg) file reader, a third as long: seeds are small files made by
+# the real converter (f16 and f32, ASCII and non-ASCII words).
+glove_seconds=$(( seconds / 3 > 0 ? seconds / 3 : 1 ))
+glove_regressions=tests/fuzz/glove_regressions
+rm -rf "$dir/glove-seeds"
+mkdir -p "$dir/glove-seeds" "$dir/glove-corpus" "$glove_regressions"
+cat > "$dir/glove-seeds/tiny.json" <<'JSON'
+{"precision":8,"l2NormIndex":4,"wordIndex":5,"size":4,"dimensions":4,
+ "words":["the","car","\u00e9t\u00e9","parse"],
+ "vectors":{"car":[0,1,0,0,1,1],"the":[1,0,0,0,1,0],"\u00e9t\u00e9":[0,0,0.5,-2,2.06,2],
+            "parse":[0.25,0.5,-1,3,3.2,3]},
+ "unkVector":[0,0,0,0,0,-1]}
+JSON
+for dtype in f16 f32; do
+  python3 scripts/convert_glove.py --dtype "$dtype" "$dir/glove-seeds/tiny.json" \
+    "$dir/glove-seeds/tiny-$dtype.vxg" >/dev/null
+done
+rm "$dir/glove-seeds/tiny.json"
+echo "== fuzzing the GloVe file reader for ${glove_seconds}s =="
+status=0
+"$dir/tests/fuzz/glove_reader_fuzz" \
+  -max_total_time="$glove_seconds" -rss_limit_mb=2048 -max_len=16384 -timeout=30 \
+  -artifact_prefix="$glove_regressions/" -print_final_stats=1 "$@" \
+  "$dir/glove-corpus" "$dir/glove-seeds" "$glove_regressions" || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "fuzz: FAILED (exit $status); the input is under $glove_regressions/." >&2
+  echo "fuzz: replay it with $dir/tests/fuzz/glove_reader_fuzz FILE, and commit it with the fix." >&2
+  exit "$status"
+fi
+echo "fuzz: no crash in ${glove_seconds}s of the GloVe reader"

@@ -13,9 +13,13 @@
 // - The FAISS files under <store>/index/ are a cache; deleting or damaging them
 //   changes no answer (they are rebuilt from the vector log in LMDB).
 //
+// - Lexical (BM25, Xapian) and dense (vector) search run over the same passages,
+//   views and filters, alone or fused (SearchMode); the Xapian files are a cache
+//   too, rebuilt from the passage texts in LMDB.
+//
 // What it does not guarantee
-// - Search by the built-in "hash" embedder is lexical: it matches shared words,
-//   word pairs and word fragments, not synonyms (docs/search.md).
+// - The default GloVe embedder is a bag of words, and the "hash" one is lexical:
+//   neither understands sentences (docs/search.md, "Quality").
 // - Files changed since they were last indexed are not searchable until the
 //   indexer reaches them (SearchResult::unindexed_files counts them).
 // - Only the first 8 MiB of a file version is indexed.
@@ -42,7 +46,8 @@ class IndexImpl;
 }
 
 struct IndexOptions {
-  // Embedder for text: "" uses the store's setting (SetEmbedder), "hash" unless set.
+  // Embedder for text: "" uses the store's setting (SetEmbedder); a new store's is
+  // "glove", a store indexed before that default existed keeps "hash".
   std::string embedder;
   // HNSW graph degree, build and default search beam widths.
   int hnsw_m = 32;
@@ -172,14 +177,19 @@ class Index {
   Index(const Index&) = delete;
   Index& operator=(const Index&) = delete;
 
-  // Chooses the text embedder recorded in the store ("hash", "hash:DIM").
+  // Chooses the text embedder recorded in the store ("glove", "glove:PATH",
+  // "hash", "hash:DIM", "exec:COMMAND", "gguf:PATH").
   static Status SetEmbedder(Store* store, std::string_view spec);
 
   Result<IndexStatus> GetStatus();
   // Indexes until the queue is empty. Embedder errors stop it; the work stays queued.
   Status Wait(const ProgressFn& progress = nullptr);
-  // Starts (or stops) a thread that indexes whenever the queue is not empty.
+  // Starts (or stops) a thread that indexes whenever the queue is not empty. It
+  // looks at the queue every 100 ms, and at once after Notify().
   void StartBackground();
+  // Tells the background thread that something was committed: it indexes now
+  // rather than at its next look. Cheap; callable from any thread.
+  void Notify();
   void StopBackground();
   // Drops the ANN checkpoints and rebuilds them from the vector log.
   Status Rebuild(const ProgressFn& progress = nullptr);

@@ -274,6 +274,9 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   const std::string& path() const;
+  // Grows with every write transaction committed to the store, by any process;
+  // equal values mean nothing changed in between (caches key on it).
+  uint64_t LastCommitId() const;
 
   // Branches. Names: 1-255 bytes of [A-Za-z0-9._-], not starting with '.', not
   // "WORKING". A new store has branch "main", checked out.

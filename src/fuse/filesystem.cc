@@ -36,7 +36,12 @@ Filesystem::~Filesystem() = default;
 Status Filesystem::Edit(const std::function<Status(TreeEditor&)>& edit) {
   if (options_.read_only) return Status::ReadOnly("the mount is read-only");
   Status st = tree_->Edit(edit);
-  if (st.ok()) unsynced_ = true;
+  if (st.ok()) {
+    unsynced_ = true;
+    // The change queued indexing work: the mount's indexer starts on it now,
+    // which is what makes a closed file searchable within milliseconds.
+    if (index_ != nullptr) index_->Notify();
+  }
   return st;
 }
 

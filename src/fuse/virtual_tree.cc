@@ -17,7 +17,10 @@ constexpr uint64_t kStatusIno = kVirtualInoBit | 2;
 constexpr uint64_t kSearchIno = kVirtualInoBit | 3;
 constexpr uint64_t kSnapshotsIno = kVirtualInoBit | 4;
 constexpr uint64_t kHashedInoBit = uint64_t{1} << 62;
-constexpr TimeNs kQueryMaxAge = 250'000'000;  // the kernel caches the entry 0.5 s anyway
+// A query's results are reused while nothing was committed since it ran, and for
+// at least this long, so a burst of lookups (ls -l) under steady writes runs it
+// once rather than once per entry.
+constexpr TimeNs kQueryMinAge = 10'000'000;
 constexpr std::string_view kResultsName = "results.jsonl";
 
 // Keys name what a node shows; NUL separates parts no name can contain.
@@ -73,6 +76,7 @@ struct VirtualTree::Query {
   std::vector<std::string> link_targets;
   std::string jsonl;
   TimeNs ran_at = 0;
+  uint64_t commit_id = 0;  // the store's LastCommitId() when it ran
 };
 
 struct VirtualTree::Node {
@@ -136,6 +140,7 @@ Result<std::shared_ptr<VirtualTree::Node>> VirtualTree::MakeQuery(std::string_vi
   VEXFS_ASSIGN_OR_RETURN(SearchRequest request, ParseQueryName(name));
   if (request.snapshot.empty()) request.branch = branch_;
   auto query = std::make_shared<Query>();
+  query->commit_id = store_->LastCommitId();  // before searching: a later commit is seen next time
   VEXFS_ASSIGN_OR_RETURN(SearchResult result, index_->Search(request));
   query->request = request;
   query->hits = std::move(result.hits);
@@ -186,20 +191,9 @@ Result<Attributes> VirtualTree::Lookup(uint64_t parent, std::string_view name) {
     return Status::NotFound("'" + std::string(name) + "' is not in .vexfs/");
   }
   if (parent == kSearchIno) {
-    // A query looked up again after a second runs again: new files become findable.
+    // A query looked up again after a commit runs again: new files become findable.
     std::string key = QueryKey(name);
-    if (auto known = Find(InoOf(key)); known.ok()) {
-      std::shared_ptr<const Query> current;
-      {
-        std::lock_guard lock(mu_);
-        current = (*known)->query;
-      }
-      if (NowNs() - current->ran_at > kQueryMaxAge) {
-        VEXFS_ASSIGN_OR_RETURN(auto fresh, MakeQuery(name));
-        std::lock_guard lock(mu_);
-        (*known)->query = fresh->query;
-      }
-    }
+    if (auto known = Find(InoOf(key)); known.ok()) VEXFS_RETURN_IF_ERROR(Refresh(**known));
     return Remember(key, [&] { return MakeQuery(name); });
   }
   if (parent == kSnapshotsIno) {
@@ -221,7 +215,25 @@ Result<Attributes> VirtualTree::Lookup(uint64_t parent, std::string_view name) {
   });
 }
 
-Result<Attributes> VirtualTree::LookupInQuery(const Node& dir, std::string_view name) {
+Status VirtualTree::Refresh(Node& dir) {
+  std::shared_ptr<const Query> current;
+  {
+    std::lock_guard lock(mu_);
+    current = dir.query;
+  }
+  if (current->commit_id == store_->LastCommitId() || NowNs() - current->ran_at < kQueryMinAge) {
+    return Status::Ok();
+  }
+  VEXFS_ASSIGN_OR_RETURN(auto fresh, MakeQuery(dir.name));
+  std::lock_guard lock(mu_);
+  dir.query = fresh->query;
+  return Status::Ok();
+}
+
+Result<Attributes> VirtualTree::LookupInQuery(Node& dir, std::string_view name) {
+  // The kernel may hold the query directory's entry: its results are refreshed
+  // here too, so a file indexed since shows up without waiting for that entry.
+  VEXFS_RETURN_IF_ERROR(Refresh(dir));
   std::shared_ptr<const Query> query;
   {
     std::lock_guard lock(mu_);
@@ -315,6 +327,7 @@ Result<std::vector<DirItem>> VirtualTree::List(uint64_t ino) {
   }
   VEXFS_ASSIGN_OR_RETURN(std::shared_ptr<Node> node, Find(ino));
   if (node->kind == Node::Kind::kQueryDir) {
+    VEXFS_RETURN_IF_ERROR(Refresh(*node));
     std::shared_ptr<const Query> query;
     {
       std::lock_guard lock(mu_);

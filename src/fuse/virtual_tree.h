@@ -62,7 +62,9 @@ class VirtualTree {
   Result<std::shared_ptr<Node>> MakeQuery(std::string_view name);
   Result<std::shared_ptr<Node>> MakeSnapshotNode(const std::string& snapshot,
                                                  const std::string& path);
-  Result<Attributes> LookupInQuery(const Node& query, std::string_view name);
+  Result<Attributes> LookupInQuery(Node& query, std::string_view name);
+  // Runs `dir`'s query again if something was committed since it last ran.
+  Status Refresh(Node& dir);
   Result<std::string> StatusText();
 
   Store* store_;

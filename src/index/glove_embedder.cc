@@ -125,8 +125,10 @@ class GloveEmbedder : public Embedder {
       AddSigns(XXH64(text.data(), text.size(), kEmptySeed), info_.dim, acc_.data());
       norm2 = SquaredNorm(acc_.data(), info_.dim);
     }
-    float inv = static_cast<float>(1.0 / std::sqrt(norm2));
-    for (float x : acc_) out->push_back(x * inv);
+    // In double: the inverse of a tiny (denormal) norm overflows a float, which
+    // turned a file's near-zero vectors into infinities (found by fuzzing).
+    double inv = 1.0 / std::sqrt(norm2);
+    for (float x : acc_) out->push_back(static_cast<float>(x * inv));
     return Status::Ok();
   }
 

@@ -93,15 +93,54 @@ Result<std::unique_ptr<GloveFile>> GloveFile::Open(const std::string& path) {
   ::close(fd);  // the mapping keeps the file open
   if (!map_status.ok()) return Status::IOError(map_status.message());
   file->base_ = static_cast<const char*>(m);
-  VEXFS_RETURN_IF_ERROR(file->ParseHeader());
-  VEXFS_RETURN_IF_ERROR(file->CheckChecksum());
-  VEXFS_RETURN_IF_ERROR(file->CheckSections());
-  VEXFS_RETURN_IF_ERROR(file->CheckVocabulary());
+  file->mapped_ = true;
+  VEXFS_RETURN_IF_ERROR(file->Verify());
   return file;
 }
 
+Result<std::unique_ptr<GloveFile>> GloveFile::FromBytes(std::string_view bytes,
+                                                        const std::string& name) {
+  std::unique_ptr<GloveFile> file(new GloveFile());
+  file->path_ = name;
+  file->size_ = bytes.size();
+  if (file->size_ < kGloveHeaderSize + kGloveTrailerSize) {
+    return file->Fail("truncated: " + std::to_string(file->size_) + " bytes, less than a header");
+  }
+  file->base_ = bytes.data();
+  VEXFS_RETURN_IF_ERROR(file->Verify());
+  return file;
+}
+
+Status GloveFile::Verify() {
+  VEXFS_RETURN_IF_ERROR(ParseHeader());
+  VEXFS_RETURN_IF_ERROR(CheckChecksum());
+  VEXFS_RETURN_IF_ERROR(CheckSections());
+  VEXFS_RETURN_IF_ERROR(CheckVectors());
+  return CheckVocabulary();
+}
+
+// Every value finite: one infinity would make every sentence holding its word
+// embed to NaN, which the indexer refuses, so the file would block indexing.
+Status GloveFile::CheckVectors() const {
+  uint64_t n = uint64_t{count_} * dim_;
+  if (dtype_ == GloveDtype::kF16) {
+    for (uint64_t i = 0; i < n; ++i) {
+      if ((Load<uint16_t>(vectors_ + 2 * i) & 0x7c00) == 0x7c00) {
+        return Fail("vector value " + std::to_string(i) + " is not finite");
+      }
+    }
+    return Status::Ok();
+  }
+  for (uint64_t i = 0; i < n; ++i) {
+    if (!std::isfinite(Load<float>(vectors_ + 4 * i))) {
+      return Fail("vector value " + std::to_string(i) + " is not finite");
+    }
+  }
+  return Status::Ok();
+}
+
 GloveFile::~GloveFile() {
-  if (base_ != nullptr) ::munmap(const_cast<char*>(base_), size_);
+  if (mapped_) ::munmap(const_cast<char*>(base_), size_);
 }
 
 Status GloveFile::Fail(const std::string& what) const {

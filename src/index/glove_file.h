@@ -38,6 +38,10 @@ class GloveFile {
   // kCorruption if it is truncated, fails its checksum or its header or sections
   // are inconsistent.
   static Result<std::unique_ptr<GloveFile>> Open(const std::string& path);
+  // The same checks over bytes the caller owns and keeps alive and unchanged for
+  // the GloveFile's lifetime (fuzzing, tests); `name` stands for the path in errors.
+  static Result<std::unique_ptr<GloveFile>> FromBytes(std::string_view bytes,
+                                                      const std::string& name);
   ~GloveFile();
   GloveFile(const GloveFile&) = delete;
   GloveFile& operator=(const GloveFile&) = delete;
@@ -70,11 +74,14 @@ class GloveFile {
   Status CheckSections();
   Status CheckChecksum() const;
   Status CheckVocabulary() const;
+  Status CheckVectors() const;
   Status Fail(const std::string& what) const;
+  Status Verify();
   uint32_t Offset(uint32_t i) const;
 
   std::string path_;
-  const char* base_ = nullptr;  // the mapping, size_ bytes
+  const char* base_ = nullptr;  // the mapping (or the caller's bytes), size_ bytes
+  bool mapped_ = false;         // base_ is ours to unmap
   uint64_t size_ = 0;
   GloveDtype dtype_ = GloveDtype::kF16;
   uint32_t dim_ = 0;

@@ -141,6 +141,7 @@ class IndexImpl {
   Result<IndexStatus> GetStatus();
   Status Wait(const ProgressFn& progress);
   void StartBackground();
+  void Notify();
   void StopBackground();
   Status Rebuild(const ProgressFn& progress);
   Result<SearchResult> Search(const SearchRequest& request);
@@ -223,6 +224,7 @@ class IndexImpl {
   std::mutex bg_mu_;
   std::condition_variable bg_cv_;
   bool bg_stop_ = false;
+  bool bg_kicked_ = false;  // a write was committed since the thread last looked
   std::atomic<bool> stopping_{false};  // ends a background drain between batches
   std::thread bg_thread_;
 };
@@ -260,14 +262,29 @@ void IndexImpl::StartBackground() {
   bg_thread_ = std::thread([this] {
     std::unique_lock lock(bg_mu_);
     while (!bg_stop_) {
+      bg_kicked_ = false;
       lock.unlock();
-      // Failed work stays queued; after a failure, back off before retrying.
+      // Failed work stays queued; after a failure, back off before retrying
+      // (a notification does not cut the back-off short).
       bool failed = !Wait(nullptr).ok();
       lock.lock();
-      auto pause = std::chrono::milliseconds(failed ? 5000 : 200);
-      bg_cv_.wait_for(lock, pause, [this] { return bg_stop_; });
+      if (failed) {
+        bg_cv_.wait_for(lock, std::chrono::seconds(5), [this] { return bg_stop_; });
+      } else {
+        // Other processes' writes are noticed at the next look; ours at once.
+        bg_cv_.wait_for(lock, std::chrono::milliseconds(100),
+                        [this] { return bg_stop_ || bg_kicked_; });
+      }
     }
   });
+}
+
+void IndexImpl::Notify() {
+  {
+    std::lock_guard lock(bg_mu_);
+    bg_kicked_ = true;
+  }
+  bg_cv_.notify_all();
 }
 
 void IndexImpl::StopBackground() {
@@ -577,6 +594,7 @@ Result<IndexStatus> Index::GetStatus() { return impl_->GetStatus(); }
 Status Index::Wait(const ProgressFn& progress) { return impl_->Wait(progress); }
 void Index::StartBackground() { impl_->StartBackground(); }
 void Index::StopBackground() { impl_->StopBackground(); }
+void Index::Notify() { impl_->Notify(); }
 Status Index::Rebuild(const ProgressFn& progress) { return impl_->Rebuild(progress); }
 Result<SearchResult> Index::Search(const SearchRequest& request) { return impl_->Search(request); }
 Status Index::SetVector(std::string_view path, std::string_view model,

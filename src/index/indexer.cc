@@ -180,6 +180,16 @@ Status Indexer::EnsureLexicalModel() {
     return Status::Ok();
   }
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
+  if (found && found->kind == ModelKind::kLexical) {
+    // Another analysis (a new release or Xapian version): the log holds texts,
+    // which stay valid; only the Xapian files, which check the fingerprint, are
+    // rebuilt.
+    found->info.fingerprint = info.fingerprint;
+    VEXFS_RETURN_IF_ERROR(SaveModel(&txn, impl_->dbs(), *found));
+    VEXFS_RETURN_IF_ERROR(txn.Commit());
+    lexical_ = *found;
+    return Status::Ok();
+  }
   VEXFS_ASSIGN_OR_RETURN(ModelRecord m, RegisterModel(&txn, impl_->dbs(), info, ModelKind::kLexical));
   if (!found) VEXFS_RETURN_IF_ERROR(QueueEveryView(&txn, impl_->dbs(), /*forget_indexed=*/false));
   VEXFS_RETURN_IF_ERROR(txn.Commit());

@@ -158,6 +158,12 @@ Store::~Store() = default;
 
 const std::string& Store::path() const { return impl_->path(); }
 
+uint64_t Store::LastCommitId() const {
+  MDB_envinfo info;
+  mdb_env_info(impl_->lmdb().env(), &info);
+  return info.me_last_txnid;
+}
+
 Result<std::unique_ptr<Store>> Store::Create(const std::string& path,
                                              const StoreOptions& options) {
   std::error_code ec;

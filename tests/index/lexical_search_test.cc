@@ -18,6 +18,7 @@
 #include "index/indexer.h"
 #include "index/hash_embedder.h"
 #include "index/lexical_analysis.h"
+#include "index/model_registry.h"
 #include "index/passages.h"
 #include "store/store_impl.h"
 #include "test_util.h"
@@ -415,6 +416,36 @@ TEST_F(LexicalSearchTest, AStoreIndexedBeforeTheLexicalModelIsBackfilled) {
   got = Lexical(r);
   ASSERT_EQ(got.hits.size(), 1u);
   EXPECT_EQ(got.unindexed_files, 0u);
+}
+
+TEST_F(LexicalSearchTest, ANewAnalysisKeepsTheLogAndRebuildsTheFiles) {
+  test::Random rnd(13);
+  WriteCorpus(rnd, 600);
+  ASSERT_OK(index_->Wait());
+  ASSERT_OK(index_->Rebuild());
+  SearchRequest r;
+  r.query = "agent memory";
+  r.k = 10;
+  SearchResult before = Lexical(r);
+  // The store as an older release with another analysis left it.
+  {
+    internal::Txn txn;
+    ASSERT_OK(store().impl()->BeginTxn(&txn, true));
+    ASSIGN_OR_FAIL(auto model, index::FindModel(txn, store().impl()->dbs(), index::kLexicalModelName));
+    ASSERT_TRUE(model.has_value());
+    model->info.fingerprint = "xapian-1.2;analysis=0";
+    ASSERT_OK(index::SaveModel(&txn, store().impl()->dbs(), *model));
+    ASSERT_OK(txn.Commit());
+  }
+  OpenIndex();
+  ASSERT_OK(index_->Wait());  // the indexer adopts this release's analysis
+  ASSIGN_OR_FAIL(IndexStatus status, index_->GetStatus());
+  EXPECT_EQ(status.models.back().fingerprint, index::LexicalFingerprint());
+  SearchResult after = Lexical(r);
+  ASSERT_EQ(after.hits.size(), before.hits.size());
+  for (size_t i = 0; i < after.hits.size(); ++i) {
+    EXPECT_EQ(after.hits[i].path, before.hits[i].path) << i;
+  }
 }
 
 TEST_F(LexicalSearchTest, BadQueriesGetClearErrorsAndDenseStillAnswers) {
