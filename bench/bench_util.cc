@@ -75,6 +75,13 @@ double NowSeconds() {
   return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
 }
 
+double Percentile(std::vector<double> samples, double p) {
+  if (samples.empty()) return 0;
+  std::sort(samples.begin(), samples.end());
+  size_t at = static_cast<size_t>(p * double(samples.size()));
+  return samples[std::min(samples.size() - 1, at)];
+}
+
 double Median(std::vector<double> samples) {
   if (samples.empty()) return 0;
   std::sort(samples.begin(), samples.end());

@@ -35,6 +35,8 @@ T CheckValue(Result<T> result, std::string_view what) {
 double NowSeconds();
 // Median of `samples` (mean of the middle two for an even count); 0 if empty.
 double Median(std::vector<double> samples);
+// The sample at fraction `p` (0..1) of the sorted samples (nearest rank); 0 if empty.
+double Percentile(std::vector<double> samples, double p);
 
 // One progress line on stderr, prefixed with the seconds since the process began.
 void Progress(const std::string& line);

@@ -117,7 +117,11 @@ measure() {
   case $ONLY in
     search) clear_search_results ;;
     mount | usxf | kv) clear_bench_results "$ONLY" ;;
-    quality) clear_bench_results quality; rm -f "$RESULTS"/search_quality_bench.* ;;
+    quality)
+      clear_bench_results quality
+      clear_bench_results scale
+      rm -f "$RESULTS"/search_quality_bench.* "$RESULTS"/search_scale_bench.*
+      ;;
     store) clear_store_results ;;
     *) clear_scratch ;;
   esac
@@ -132,10 +136,10 @@ measure() {
   if [[ $ONLY == usxf || $ONLY == kv ]]; then
     ninja -C "$BUILD" -j2 "${ONLY}_bench" >&2
   elif [[ $ONLY == quality ]]; then
-    ninja -C "$BUILD" -j2 search_quality_bench >&2
+    ninja -C "$BUILD" -j2 search_quality_bench search_scale_bench >&2
   else
     ninja -C "$BUILD" -j2 snapshot_bench throughput_bench dedup_bench search_bench mount_bench \
-      passthrough_ll usxf_bench kv_bench search_quality_bench >&2
+      passthrough_ll usxf_bench kv_bench search_quality_bench search_scale_bench >&2
     # The CLI column is optional: the snapshot benchmark checks the binary works.
     if ! ninja -C "$BUILD" -j2 vexfs >&2; then
       echo "== the vexfs CLI did not build; its column will be skipped" >&2
@@ -198,6 +202,10 @@ run_quality_bench() {
   if [[ $QUICK == 1 ]]; then reps=1; fi
   run_bench search_quality_bench --data "$ROOT/../shared/data/cacm" --embedders hash,glove \
     --reps "$reps"
+  local passages=100000
+  if [[ $QUICK == 1 ]]; then passages=20000; fi
+  run_bench search_scale_bench --data "$ROOT/../shared/data/cacm" --passages "$passages" \
+    --queries 200 --reps "$reps"
 }
 
 # The mount against passthrough_ll and tmpfs. Its data lives on /dev/shm, not in
@@ -401,6 +409,7 @@ render() {
       "$RESULTS/search_bench_100k.md" "$RESULTS/search_bench_1m.md"
     if [[ -f $RESULTS/search_quality_bench.md ]]; then
       cat "$ROOT/bench/quality_intro.md" "$RESULTS/search_quality_bench.md"
+      cat "$ROOT/bench/scale_intro.md" "$RESULTS/search_scale_bench.md"
     fi
     if [[ -f $RESULTS/mount_bench.md ]]; then
       cat "$ROOT/bench/mount_intro.md" "$RESULTS/mount_bench.md"

@@ -107,11 +107,6 @@ Metrics Score(const std::vector<int>& ranking, const std::set<int>& relevant) {
   return m;
 }
 
-double Percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[std::min(v.size() - 1, static_cast<size_t>(p * double(v.size())))];
-}
-
 // Averages over the judged queries of `run(query text)`, and its time per query
 // over `reps` passes (the first pass warms caches and is not timed).
 template <typename Run>

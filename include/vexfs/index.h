@@ -56,6 +56,9 @@ struct IndexOptions {
   // Views or filters leaving at most this many vectors visible are scanned
   // exactly instead of searched through the HNSW graph.
   uint64_t exact_max_visible = 20000;
+  // Keep the lexical (BM25) index of passages beside the vectors. Off only to
+  // measure or to save its space; lexical and hybrid search then find nothing.
+  bool lexical = true;
 };
 
 // Which index answers: both fused (the default), BM25 over passage words alone,

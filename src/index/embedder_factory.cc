@@ -5,6 +5,7 @@
 
 #include "index/exec_embedder.h"
 #include "index/glove_embedder.h"
+#include "index/gguf_embedder.h"
 #include "index/hash_embedder.h"
 
 namespace vexfs::index {
@@ -27,6 +28,12 @@ Result<std::unique_ptr<Embedder>> MakeEmbedder(std::string_view spec) {
     if (path.empty()) return Status::InvalidArgument("embedder 'glove:PATH' needs a path");
     return MakeGloveEmbedder(std::string(path));
   }
+  if (spec.starts_with(kGgufSpecPrefix)) {
+    VEXFS_ASSIGN_OR_RETURN(GgufEmbedderOptions options,
+                           ParseGgufSpec(spec.substr(kGgufSpecPrefix.size())));
+    VEXFS_ASSIGN_OR_RETURN(std::unique_ptr<GgufEmbedder> embedder, OpenGgufEmbedder(options));
+    return std::unique_ptr<Embedder>(std::move(embedder));
+  }
   if (spec.starts_with(kExecSpecPrefix)) {
     std::string_view command = spec.substr(kExecSpecPrefix.size());
     if (command.find_first_not_of(" \t") == std::string_view::npos) {
@@ -34,8 +41,9 @@ Result<std::unique_ptr<Embedder>> MakeEmbedder(std::string_view spec) {
     }
     return MakeExecEmbedder(std::string(command));
   }
-  return Status::InvalidArgument("unknown embedder '" + std::string(spec) +
-                                 "' (known: hash, hash:DIM, glove, glove:PATH, exec:COMMAND)");
+  return Status::InvalidArgument(
+      "unknown embedder '" + std::string(spec) +
+      "' (known: hash, hash:DIM, glove, glove:PATH, gguf:PATH, exec:COMMAND)");
 }
 
 }  // namespace vexfs::index

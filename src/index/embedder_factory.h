@@ -1,4 +1,5 @@
-// Turning an embedder spec ("hash", "hash:DIM", "exec:COMMAND") into an Embedder.
+// Turning an embedder spec ("hash", "hash:DIM", "glove", "gguf:PATH", "exec:COMMAND")
+// into an Embedder.
 #ifndef VEXFS_INDEX_EMBEDDER_FACTORY_H_
 #define VEXFS_INDEX_EMBEDDER_FACTORY_H_
 
@@ -17,7 +18,9 @@ inline constexpr std::string_view kLegacyDefaultEmbedderSpec = "hash";
 // kInvalidArgument naming the problem for an unknown or malformed spec. For
 // "exec:COMMAND" the command is started and its handshake checked here, so that
 // info() is known; a command that fails to start or handshake gives that error
-// (kIOError, see exec_embedder.h).
+// (kIOError, see exec_embedder.h). "gguf:PATH" or "gguf:PATH#threads=N,batch=N,ctx=N"
+// loads a llama.cpp sentence-embedding model (docs/gguf.md); its errors are
+// OpenGgufEmbedder's (gguf_embedder.h).
 Result<std::unique_ptr<Embedder>> MakeEmbedder(std::string_view spec);
 
 }  // namespace vexfs::index

@@ -119,14 +119,6 @@ Status ValidateRequest(const SearchRequest& r) {
   return Status::Ok();
 }
 
-std::string ModelKindName(ModelKind kind) {
-  switch (kind) {
-    case ModelKind::kSupplied: return "supplied";
-    case ModelKind::kLexical: return "lexical";
-    case ModelKind::kEmbedded: break;
-  }
-  return "embedded";
-}
 
 }  // namespace
 
@@ -250,7 +242,9 @@ Status IndexImpl::Wait(const ProgressFn& progress) {
   if (!index_embedder_) {
     VEXFS_ASSIGN_OR_RETURN(index_embedder_, MakeEmbedder(spec_));
   }
-  Indexer indexer(impl_, index_embedder_.get());
+  IndexerOptions indexer_options;
+  indexer_options.lexical = options_.lexical;
+  Indexer indexer(impl_, index_embedder_.get(), indexer_options);
   return indexer.Drain(progress, [this] { return stopping_.load(); });
 }
 

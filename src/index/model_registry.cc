@@ -4,15 +4,20 @@
 #include "common/coding.h"
 
 namespace vexfs::index {
-namespace {
 
-const char* KindName(ModelKind kind) {
+const char* ModelKindName(ModelKind kind) {
   switch (kind) {
-    case ModelKind::kSupplied: return "agent-supplied";
+    case ModelKind::kSupplied: return "supplied";
     case ModelKind::kLexical: return "lexical";
     case ModelKind::kEmbedded: break;
   }
   return "embedded";
+}
+
+namespace {
+
+const char* KindName(ModelKind kind) {
+  return kind == ModelKind::kSupplied ? "agent-supplied" : ModelKindName(kind);
 }
 
 Status CheckSameModel(const ModelRecord& have, const ModelInfo& info, ModelKind kind) {

@@ -13,6 +13,9 @@
 
 namespace vexfs::index {
 
+// "embedded", "supplied" or "lexical" (as `vexfs index status` shows them).
+const char* ModelKindName(ModelKind kind);
+
 // Model names: 1-128 bytes of [A-Za-z0-9._:-].
 Status ValidateModelName(std::string_view name);
 

@@ -256,7 +256,7 @@ void AddIndexRebuild(CLI::App& parent, Context& ctx) {
 
 void AddIndexUse(CLI::App& parent, Context& ctx) {
   auto spec = std::make_shared<std::string>();
-  CLI::App* cmd = parent.add_subcommand("use", "Choose the text embedder (hash, hash:DIM, exec:COMMAND)");
+  CLI::App* cmd = parent.add_subcommand("use", "Choose the text embedder (glove, glove:PATH, gguf:PATH, hash, hash:DIM, exec:COMMAND)");
   cmd->add_option("embedder", *spec, "Embedder spec")->required();
   cmd->callback([&ctx, spec] {
     auto store = ctx.OpenStore();

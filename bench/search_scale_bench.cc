@@ -1,0 +1,287 @@
+// Search at scale: ingest rate through each embedder with and without the lexical
+// index, and warm query latency of lexical, dense and hybrid search, at N passages.
+//
+// The text is synthetic with a real vocabulary: words are drawn from the unigram
+// distribution of the CACM abstracts (shared/data/cacm), so term frequencies
+// follow the Zipf-like law of English technical prose rather than a uniform pool;
+// a file holds four passages of about 1100 bytes. Queries are five consecutive
+// words taken from random files. Everything goes through the public API.
+//
+// Baselines side by side in one run: the `hash` embedder without the lexical
+// index (how VexFS indexed before hybrid search) against `hash` and `glove` with
+// it; dense-only search as the anchor for lexical and hybrid latency.
+//
+//   search_scale_bench --data DIR --passages N [--queries Q] [--reps R] [--dir D]
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "bench_util.h"
+#include "vexfs/index.h"
+#include "vexfs/store.h"
+
+namespace vexfs::bench {
+namespace {
+
+constexpr size_t kPassagesPerFile = 4;
+constexpr size_t kPassageBytes = 1100;
+constexpr size_t kFilesPerCommit = 500;
+
+// Words of the CACM abstracts with their counts, as a sampling table.
+class Vocabulary {
+ public:
+  explicit Vocabulary(const std::string& cacm_all) {
+    std::ifstream in(cacm_all);
+    if (!in) DieErrno("open " + cacm_all);
+    std::map<std::string, uint64_t> counts;
+    std::string word;
+    while (in >> word) {
+      word.erase(std::remove_if(word.begin(), word.end(),
+                                [](char c) { return !std::isalpha(static_cast<unsigned char>(c)); }),
+                 word.end());
+      if (word.size() < 2) continue;
+      std::transform(word.begin(), word.end(), word.begin(),
+                     [](char c) { return static_cast<char>(std::tolower(c)); });
+      ++counts[word];
+    }
+    uint64_t total = 0;
+    for (auto& [w, n] : counts) {
+      words_.push_back(w);
+      total += n;
+      cumulative_.push_back(total);
+    }
+  }
+  const std::string& Sample(Rng& rng) const {
+    uint64_t x = rng.Next() % cumulative_.back();
+    size_t i = std::upper_bound(cumulative_.begin(), cumulative_.end(), x) - cumulative_.begin();
+    return words_[i];
+  }
+  size_t size() const { return words_.size(); }
+
+ private:
+  std::vector<std::string> words_;
+  std::vector<uint64_t> cumulative_;
+};
+
+std::string Passage(const Vocabulary& vocab, Rng& rng) {
+  std::string out;
+  size_t since_stop = 0;
+  while (out.size() < kPassageBytes) {
+    out += vocab.Sample(rng);
+    out += ++since_stop % 14 == 0 ? ".\n" : " ";
+  }
+  return out + "\n\n";
+}
+
+std::string FileText(const Vocabulary& vocab, uint64_t seed) {
+  Rng rng(seed);
+  std::string text;
+  for (size_t p = 0; p < kPassagesPerFile; ++p) text += Passage(vocab, rng);
+  return text;
+}
+
+struct Ingest {
+  double seconds = 0;        // Index::Wait: passages split, embedded, logged
+  double build_seconds = 0;  // then the first lexical search: the Xapian files
+  uint64_t files = 0, passages = 0, store_bytes = 0;
+};
+
+uint64_t DirBytes(const std::string& path) {
+  uint64_t n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(path, ec)) {
+    if (e.is_regular_file(ec)) n += e.file_size(ec);
+  }
+  return n;
+}
+
+// Writes the files (not timed) and times indexing them all.
+Ingest BuildAndIndex(const Vocabulary& vocab, const std::string& path, const std::string& embedder,
+                     bool lexical, size_t files, std::unique_ptr<Store>* store_out,
+                     std::unique_ptr<Index>* index_out) {
+  std::filesystem::remove_all(path);
+  StoreOptions options;
+  options.sync_on_commit = false;
+  auto store = CheckValue(Store::Create(path, options), "create store");
+  Check(Index::SetEmbedder(store.get(), embedder), "embedder");
+  auto tree = CheckValue(store->Tree(), "tree");
+  for (size_t from = 0; from < files; from += kFilesPerCommit) {
+    Check(tree->Edit([&](TreeEditor& ed) -> Status {
+            for (size_t i = from; i < std::min(files, from + kFilesPerCommit); ++i) {
+              std::string p = "d" + std::to_string(i % 100) + "/f" + std::to_string(i) + ".md";
+              VEXFS_RETURN_IF_ERROR(ed.PutFile(p, FileText(vocab, i), {}).status());
+            }
+            return Status::Ok();
+          }),
+          "write");
+  }
+  IndexOptions io;
+  io.lexical = lexical;
+  auto index = CheckValue(Index::Open(store.get(), io), "open index");
+  double start = NowSeconds();
+  Check(index->Wait(), "index");
+  Ingest out;
+  out.seconds = NowSeconds() - start;
+  if (lexical) {
+    // Searchable means searchable by words too: the first lexical search builds
+    // the Xapian checkpoint, and that is part of the cost of ingesting.
+    start = NowSeconds();
+    SearchRequest r;
+    r.query = "memory";
+    r.mode = SearchMode::kLexical;
+    CheckValue(index->Search(r), "first lexical search");
+    out.build_seconds = NowSeconds() - start;
+  }
+  Check(store->Sync(), "sync");
+  out.files = files;
+  out.passages = files * kPassagesPerFile;
+  out.store_bytes = DirBytes(path);
+  *store_out = std::move(store);
+  *index_out = std::move(index);
+  return out;
+}
+
+struct Latency {
+  double first_ms = 0;  // the first query: loads or builds the index files
+  double p50_ms = 0, p99_ms = 0;
+};
+
+Latency Measure(Index& index, const std::vector<std::string>& queries, SearchMode mode, int reps) {
+  auto run = [&](const std::string& q) {
+    SearchRequest r;
+    r.query = q;
+    r.mode = mode;
+    r.k = 10;
+    double start = NowSeconds();
+    CheckValue(index.Search(r), "search");
+    return (NowSeconds() - start) * 1000;
+  };
+  Latency out;
+  out.first_ms = run(queries.front());
+  std::vector<double> times;
+  for (int rep = 0; rep < reps; ++rep) {
+    for (const std::string& q : queries) times.push_back(run(q));
+  }
+  out.p50_ms = Percentile(times, 0.5);
+  out.p99_ms = Percentile(times, 0.99);
+  return out;
+}
+
+// Bytes of the Xapian checkpoint files of the store at `store`.
+uint64_t XapianBytes(const std::string& store) {
+  uint64_t n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(store + "/index", ec)) {
+    if (e.path().filename().string().starts_with("lexical-")) n += DirBytes(e.path());
+  }
+  return n;
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app{"VexFS search at scale: ingest and query latency by mode"};
+  std::string data = "../shared/data/cacm", dir = "/tmp/vexfs-scale", markdown;
+  size_t passages = 100000, nqueries = 200;
+  int reps = 3;
+  bool keep = false;
+  app.add_option("--data", data, "CACM directory (its words make the vocabulary)");
+  app.add_option("--dir", dir, "Scratch directory");
+  app.add_option("--passages", passages, "Passages to index (4 per file)");
+  app.add_option("--queries", nqueries, "Queries per mode");
+  app.add_option("--reps", reps, "Timed passes over the queries");
+  app.add_option("--markdown", markdown, "Write the tables here");
+  app.add_flag("--keep", keep, "Leave the stores in --dir");
+  CLI11_PARSE(app, argc, argv);
+  Vocabulary vocab(data + "/cacm.all");
+  size_t files = passages / kPassagesPerFile;
+  Progress("vocabulary of " + std::to_string(vocab.size()) + " words; " + std::to_string(files) +
+           " files of " + std::to_string(kPassagesPerFile) + " passages");
+  struct Config {
+    std::string name, embedder;
+    bool lexical;
+  };
+  const Config configs[] = {{"hash, no lexical index (before)", "hash", false},
+                            {"hash + lexical", "hash", true},
+                            {"glove + lexical (default)", "glove", true}};
+  std::vector<std::pair<std::string, Ingest>> ingests;
+  std::unique_ptr<Store> store;
+  std::unique_ptr<Index> index;
+  for (const Config& c : configs) {
+    index.reset();
+    store.reset();
+    Progress("ingest: " + c.name);
+    ingests.push_back({c.name, BuildAndIndex(vocab, dir + "/" + c.embedder +
+                                                         (c.lexical ? "-lex" : ""),
+                                             c.embedder, c.lexical, files, &store, &index)});
+  }
+  // Queries: five consecutive words of random files of the last (default) store.
+  std::vector<std::string> queries;
+  Rng rng(42);
+  for (size_t q = 0; q < nqueries; ++q) {
+    std::istringstream words(FileText(vocab, rng.Next() % files));
+    std::vector<std::string> all{std::istream_iterator<std::string>(words), {}};
+    size_t at = rng.Next() % (all.size() - 5);
+    std::string text;
+    for (size_t i = at; i < at + 5; ++i) text += (text.empty() ? "" : " ") + all[i];
+    queries.push_back(text);
+  }
+  std::map<std::string, Latency> latency;
+  for (SearchMode mode : {SearchMode::kDense, SearchMode::kLexical, SearchMode::kHybrid}) {
+    Progress(std::string("queries: ") + SearchModeName(mode));
+    latency[SearchModeName(mode)] = Measure(*index, queries, mode, reps);
+  }
+  uint64_t lexical_files = XapianBytes(dir + "/glove-lex");
+  // Tables.
+  std::ostringstream md;
+  char line[512];
+  md << "### " << passages << " passages (" << files << " files, CACM vocabulary)\n\n";
+  md << "| indexing | index wait s | Xapian build s | files/s | passages/s | / before | "
+        "store bytes per passage |\n|---|---|---|---|---|---|---|\n";
+  double before = ingests.front().second.passages / ingests.front().second.seconds;
+  for (const auto& [name, in] : ingests) {
+    double total = in.seconds + in.build_seconds;
+    double rate = in.passages / total;
+    std::snprintf(line, sizeof(line), "| %s | %.1f | %.1f | %.0f | %.0f | %.2f | %.0f |\n",
+                  name.c_str(), in.seconds, in.build_seconds, in.files / total, rate,
+                  rate / before, double(in.store_bytes) / double(in.passages));
+    md << line;
+  }
+  md << "\n| query (k = 10, warm) | first ms | p50 ms | p99 ms | p50 / dense |\n"
+        "|---|---|---|---|---|\n";
+  double dense_p50 = latency["dense"].p50_ms;
+  for (const char* mode : {"dense", "lexical", "hybrid"}) {
+    const Latency& l = latency[mode];
+    std::snprintf(line, sizeof(line), "| %s | %.1f | %.2f | %.2f | %.2f |\n", mode, l.first_ms,
+                  l.p50_ms, l.p99_ms, l.p50_ms / dense_p50);
+    md << line;
+  }
+  // The lexical log's share of LMDB: hash with it, less hash without, less the
+  // Xapian files (which live under the store's index/ directory).
+  double lex_store = double(ingests[1].second.store_bytes) -
+                     double(XapianBytes(dir + "/hash-lex")) - double(ingests[0].second.store_bytes);
+  std::snprintf(line, sizeof(line),
+                "\nLexical index: %.0f bytes per passage in LMDB (the passage text, zstd, "
+                "and its records) and %.0f bytes per passage of Xapian checkpoint files "
+                "(positions included, for phrases).\n\n",
+                lex_store / double(passages), double(lexical_files) / double(passages));
+  md << line;
+  std::printf("%s", md.str().c_str());
+  if (!markdown.empty()) std::ofstream(markdown) << md.str();
+  nlohmann::json j = {{"bench", "scale"}, {"passages", passages}};
+  for (const auto& [name, in] : ingests) j["ingest"][name] = in.passages / in.seconds;
+  for (const auto& [mode, l] : latency) j["p50_ms"][mode] = l.p50_ms;
+  std::printf("%s\n", j.dump().c_str());
+  index.reset();
+  store.reset();
+  if (!keep) std::filesystem::remove_all(dir);
+  return 0;
+}
+
+}  // namespace
+}  // namespace vexfs::bench
+
+int main(int argc, char** argv) { return vexfs::bench::Main(argc, argv); }
