@@ -119,7 +119,6 @@ Status ValidateRequest(const SearchRequest& r) {
   return Status::Ok();
 }
 
-
 }  // namespace
 
 class IndexImpl {

@@ -180,6 +180,8 @@ Status Indexer::EnsureLexicalModel() {
     return Status::Ok();
   }
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
+  // Read again in the write transaction: another indexer may have appended.
+  VEXFS_ASSIGN_OR_RETURN(found, FindModel(txn, impl_->dbs(), info.name));
   if (found && found->kind == ModelKind::kLexical) {
     // Another analysis (a new release or Xapian version): the log holds texts,
     // which stay valid; only the Xapian files, which check the fingerprint, are
