@@ -283,7 +283,8 @@ std::string Report(const Options& o, const Samples& s, const std::vector<double>
   std::string md = "Median of " + std::to_string(o.reps) +
                    " interleaved runs; rates (higher is better).\n\n" + table.Markdown();
   Table latency(
-      {"close of a 4 KiB note -> first seen in .vexfs/search (ms; default embedder and mode)", "median", "max"});
+      {"close of a 4 KiB note -> first seen in .vexfs/search (ms; default embedder and mode)",
+       "median", "max"});
   double max = search.empty() ? 0 : *std::max_element(search.begin(), search.end());
   latency.AddRow({std::to_string(search.size()) + " notes", Millis(Median(search)), Millis(max)});
   (*json)["note_to_search_median_s"] = Median(search);

@@ -221,7 +221,8 @@ Status WriteGeneration(internal::StoreImpl* impl, const ModelRecord& model,
   fs::create_directories(path, ec);
   if (ec) return Status::IOError("create '" + path + "': " + ec.message());
   if (base) {
-    fs::copy(GenerationDir(dir, model.id, base->generation), path, fs::copy_options::overwrite_existing, ec);
+    fs::copy(GenerationDir(dir, model.id, base->generation), path,
+             fs::copy_options::overwrite_existing, ec);
     if (ec) return Status::IOError("copy lexical checkpoint to '" + path + "': " + ec.message());
   }
   try {
