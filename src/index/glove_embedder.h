@@ -2,7 +2,7 @@
 // docs/glove.md) combined into a sentence vector by SIF weighting (Arora et al.,
 // 2017). Unlike the hash embedder it knows that "car" and "automobile" are near;
 // unknown words (names, identifiers) get deterministic character-n-gram vectors so
-// they still match themselves. Meant to become VexFS's default embedder.
+// they still match themselves. The default embedder of new stores.
 #ifndef VEXFS_INDEX_GLOVE_EMBEDDER_H_
 #define VEXFS_INDEX_GLOVE_EMBEDDER_H_
 
