@@ -64,6 +64,26 @@ TEST_F(CliSearchTest, SearchIndexesQueuedChangesAndReportsHits) {
   EXPECT_NE(text.find("notes/deploy.md  [0+"), std::string::npos) << text;
 }
 
+TEST_F(CliSearchTest, RebuildWithAModelReindexesEverythingWithIt) {
+  VexfsOk({"index", "use", "hash"});
+  PutNotes();
+  VexfsOk({"snapshot", "create", "s1"});
+  EXPECT_EQ(VexfsJson({"search", "helm", "--mode", "dense", "-k", "1"})["model"], "hash-384");
+  VexfsOk({"index", "rebuild", "--model", "glove"});
+  json status = VexfsJson({"index", "status"});
+  EXPECT_EQ(status["embedder"], "glove");
+  EXPECT_EQ(status["queued"], 0);
+  json now = VexfsJson({"search", "helm rollback", "--mode", "dense", "-k", "1", "--no-wait"});
+  EXPECT_EQ(now["model"], "glove-6b-100d");
+  EXPECT_EQ(now["unindexed_files"], 0);
+  EXPECT_EQ(HitPaths(now), std::vector<std::string>{"notes/deploy.md"});
+  json then = VexfsJson({"search", "helm rollback", "--mode", "dense", "--at", "s1", "--no-wait"});
+  EXPECT_EQ(then["unindexed_files"], 0);  // snapshots are re-embedded too
+  EXPECT_TRUE(FailedWith(Vexfs({"index", "rebuild", "--model", "nonsense"}), 4,
+                         {"unknown embedder"}));
+  EXPECT_EQ(VexfsJson({"index", "status"})["embedder"], "glove");  // a bad spec changes nothing
+}
+
 TEST_F(CliSearchTest, NoWaitSearchesOnlyWhatIsIndexed) {
   PutNotes();
   ProcessResult r = Vexfs({"search", "helm rollback", "--no-wait", "--json"});

@@ -244,11 +244,25 @@ void AddIndexWait(CLI::App& parent, Context& ctx) {
 }
 
 void AddIndexRebuild(CLI::App& parent, Context& ctx) {
-  CLI::App* cmd = parent.add_subcommand("rebuild", "Rebuild the ANN index files from the store");
-  cmd->callback([&ctx] {
+  auto model = std::make_shared<std::string>();
+  CLI::App* cmd = parent.add_subcommand(
+      "rebuild", "Rebuild the ANN and Xapian files from the store (re-embed with --model)");
+  cmd->add_option("--model", *model,
+                  "Re-index every file and snapshot with this embedder first (as `index use`)");
+  cmd->callback([&ctx, model] {
+    if (!model->empty()) {
+      auto store = ctx.OpenStore();
+      if (!store) return;
+      Status st = Index::SetEmbedder(store.get(), *model);
+      if (!st.ok()) return (void)ctx.Fail(st);
+    }
     OpenedIndex opened = OpenIndexOrFail(ctx, /*read_only=*/false);
     if (!opened.index) return;
-    Progress progress("rebuild: vectors");
+    if (!model->empty()) {
+      Status st = WaitWithProgress(*opened.index);
+      if (!st.ok()) return (void)ctx.Fail(st);
+    }
+    Progress progress("rebuild: records");
     Status st = opened.index->Rebuild([&](uint64_t d, uint64_t t) { progress.Update(d, t); });
     if (!st.ok()) ctx.Fail(st);
   });
