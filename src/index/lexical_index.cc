@@ -103,24 +103,26 @@ Status LexicalIndex::CatchUp() {
   if (model_.next_vector < size_) {
     return Status::Corruption("lexical log of model '" + model_.info.name + "' shrank");
   }
+  Status st;
   if (model_.next_vector > size_) {
     internal::Txn txn;
     VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+    // size_ follows every added document, so a catch-up that stops half-way
+    // (a damaged record) resumes after what it added instead of adding it twice.
     try {
-      VEXFS_RETURN_IF_ERROR(ForEachLexicalRecord(
-          txn, impl_->dbs(), model_, size_,
-          [&](uint64_t id, const ObjectId&, std::string_view text) {
-            tail_->add_document(MakeLexicalDocument(text, id));
-            return Status::Ok();
-          }));
+      st = ForEachLexicalRecord(txn, impl_->dbs(), model_, size_,
+                                [&](uint64_t id, const ObjectId&, std::string_view text) {
+                                  tail_->add_document(MakeLexicalDocument(text, id));
+                                  size_ = id + 1;
+                                  return Status::Ok();
+                                });
       tail_->commit();
     } catch (const Xapian::Error& e) {
-      return XapianStatus(e, "update the in-memory lexical index");
+      st = XapianStatus(e, "update the in-memory lexical index");
     }
-    size_ = model_.next_vector;
   }
   Combine();
-  return Status::Ok();
+  return st;
 }
 
 void LexicalIndex::Combine() {
