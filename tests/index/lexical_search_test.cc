@@ -448,6 +448,54 @@ TEST_F(LexicalSearchTest, ANewAnalysisKeepsTheLogAndRebuildsTheFiles) {
   }
 }
 
+TEST_F(LexicalSearchTest, ADamagedLogRecordIsAnErrorNeverAWrongAnswer) {
+  test::Random rnd(17);
+  WriteCorpus(rnd, 40);
+  ASSERT_OK(index_->Wait());
+  SearchRequest r;
+  r.query = "agent memory";
+  r.k = 20;
+  Lexical(r);  // the index is loaded and caught up
+  const auto& dbs = store().impl()->dbs();
+  auto next_id = [&]() -> uint64_t {
+    internal::Txn txn;
+    EXPECT_OK(store().impl()->BeginTxn(&txn, false));
+    auto model = index::FindModel(txn, dbs, index::kLexicalModelName);
+    return model.ok() && model->has_value() ? (*model)->next_vector : 0;
+  };
+  uint64_t before = next_id();
+  for (int i = 0; i < 20; ++i) Write("more/" + std::to_string(i) + ".md", Words(rnd, 300));
+  ASSERT_OK(index_->Wait());
+  uint64_t after = next_id();
+  ASSERT_GT(after, before + 4);
+  // Damage a record in the middle of what the loaded index has not seen yet.
+  std::string key, saved;
+  {
+    internal::Txn txn;
+    ASSERT_OK(store().impl()->BeginTxn(&txn, true));
+    ASSIGN_OR_FAIL(auto model, index::FindModel(txn, dbs, index::kLexicalModelName));
+    key = index::VectorKey(model->id, (before + after) / 2);
+    ASSIGN_OR_FAIL(auto raw, txn.Get(dbs.ix_vectors, key));
+    saved = std::string(*raw);
+    std::string damaged = saved;
+    damaged.back() = static_cast<char>(damaged.back() ^ 0x40);
+    ASSERT_OK(txn.Put(dbs.ix_vectors, key, damaged));
+    ASSERT_OK(txn.Commit());
+  }
+  SearchRequest lexical = r;
+  lexical.mode = SearchMode::kLexical;
+  EXPECT_CODE(index_->Search(lexical), StatusCode::kCorruption);
+  // Repaired, the same index resumes its catch-up and answers like the
+  // reference: nothing it had added before the damaged record is added twice.
+  {
+    internal::Txn txn;
+    ASSERT_OK(store().impl()->BeginTxn(&txn, true));
+    ASSERT_OK(txn.Put(dbs.ix_vectors, key, saved));
+    ASSERT_OK(txn.Commit());
+  }
+  ExpectEqual(Lexical(r), Reference(texts_, files_, r.query, r.k, Everything), "after the repair");
+}
+
 TEST_F(LexicalSearchTest, BadQueriesGetClearErrorsAndDenseStillAnswers) {
   Write("a.md", "Rolling back a release uses helm rollback.");
   ASSERT_OK(index_->Wait());
