@@ -65,18 +65,9 @@ void FillTensor(ggml_tensor* tensor, void* userdata) {
   const auto* spec = static_cast<const FillSpec*>(userdata);
   const std::string_view name = ggml_get_name(tensor);
   const size_t n = static_cast<size_t>(ggml_nelements(tensor));
-  std::vector<float> values(n);
-  if (name.find("norm") != std::string_view::npos) {
-    std::fill(values.begin(), values.end(), 1.0f);
-  } else {
-    Rng rng{HashName(name, spec->seed)};
-    for (size_t i = 0; i < n; i += 2) {  // Box-Muller, two values per draw
-      const double r = std::sqrt(-2.0 * std::log(rng.Uniform()));
-      const double a = 2.0 * M_PI * rng.Uniform();
-      values[i] = static_cast<float>(r * std::cos(a)) * spec->stdev;
-      if (i + 1 < n) values[i + 1] = static_cast<float>(r * std::sin(a)) * spec->stdev;
-    }
-  }
+  std::vector<float> values = name.find("norm") != std::string_view::npos
+                                  ? std::vector<float>(n, 1.0f)
+                                  : SeededGaussian(name, spec->seed, n, spec->stdev);
   if (tensor->type == GGML_TYPE_F16) {
     std::vector<ggml_fp16_t> half(n);
     ggml_fp32_to_fp16_row(values.data(), half.data(), static_cast<int64_t>(n));
@@ -221,6 +212,19 @@ Status InitRandomModel(const ModelInitOptions& o) {
     return s;
   }
   return Status::Ok();
+}
+
+std::vector<float> SeededGaussian(std::string_view tensor_name, uint64_t seed, size_t n,
+                                  float stdev) {
+  std::vector<float> values(n);
+  Rng rng{HashName(tensor_name, seed)};
+  for (size_t i = 0; i < n; i += 2) {  // Box-Muller, two values per draw
+    const double r = std::sqrt(-2.0 * std::log(rng.Uniform()));
+    const double a = 2.0 * M_PI * rng.Uniform();
+    values[i] = static_cast<float>(r * std::cos(a)) * stdev;
+    if (i + 1 < n) values[i + 1] = static_cast<float>(r * std::sin(a)) * stdev;
+  }
+  return values;
 }
 
 }  // namespace vexfs::kv

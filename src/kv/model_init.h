@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "vexfs/status.h"
 
@@ -24,6 +26,12 @@ struct ModelShape {
   uint32_t ffn = 0;
   uint32_t n_embd() const { return n_heads * head_dim; }
 };
+
+// n normal(0, stdev) values that depend only on the tensor's name and the seed
+// (splitmix64 and Box-Muller, so the same on every C++ library): random weights
+// that any model builder, in any call order, reproduces exactly.
+std::vector<float> SeededGaussian(std::string_view tensor_name, uint64_t seed, size_t n,
+                                  float stdev);
 
 // "tiny" (2 layers, 4 heads, 2 KV heads, head dim 64, FFN 512), "qwen2.5-0.5b"
 // (24, 14, 2, 64, 4864) or "L,H,KV,D,FFN". kInvalidArgument names what is wrong.

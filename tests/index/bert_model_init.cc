@@ -23,6 +23,7 @@
 #include "ggml.h"
 #include "kv/gguf_ptr.h"
 #include "kv/llama_runtime.h"
+#include "kv/model_init.h"
 #include "llama.h"
 
 namespace vexfs::index::test {
@@ -34,24 +35,6 @@ struct GgmlFree {
 struct ModelFree {
   void operator()(llama_model* m) const { llama_model_free(m); }
 };
-
-// splitmix64, so that a seed names the same weights on every C++ library.
-struct Rng {
-  uint64_t state;
-  uint64_t Next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double Uniform() { return (static_cast<double>(Next() >> 11) + 0.5) * 0x1.0p-53; }
-};
-
-uint64_t HashName(std::string_view name, uint64_t seed) {
-  uint64_t h = 1469598103934665603ull ^ seed;
-  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
 
 struct FillSpec {
   uint64_t seed;
@@ -65,17 +48,11 @@ void FillTensor(ggml_tensor* tensor, void* userdata) {
   auto* spec = static_cast<FillSpec*>(userdata);
   const std::string_view name = ggml_get_name(tensor);
   const size_t n = static_cast<size_t>(ggml_nelements(tensor));
-  std::vector<float> values(n);
+  std::vector<float> values(n, 0.0f);
   if (name.ends_with("norm.weight")) {
     std::fill(values.begin(), values.end(), 1.0f);
   } else if (!name.ends_with("norm.bias")) {
-    Rng rng{HashName(name, spec->seed)};
-    for (size_t i = 0; i < n; i += 2) {  // Box-Muller, two values per draw
-      const double r = std::sqrt(-2.0 * std::log(rng.Uniform()));
-      const double a = 2.0 * M_PI * rng.Uniform();
-      values[i] = static_cast<float>(r * std::cos(a)) * spec->stdev;
-      if (i + 1 < n) values[i + 1] = static_cast<float>(r * std::sin(a)) * spec->stdev;
-    }
+    values = kv::SeededGaussian(name, spec->seed, n, spec->stdev);
   }
   std::vector<char>& bytes = spec->bytes[std::string(name)];
   if (tensor->type == GGML_TYPE_F16) {
