@@ -31,8 +31,8 @@ std::string LexicalFingerprint();
 inline constexpr size_t kMaxQueryBytes = 64 * 1024;
 
 // A Xapian document holding the terms (with positions) of `text`, and the
-// passage's lexical id in value slot kIdSlot (shards of a combined database
-// number documents on their own, so the id travels in the document).
+// passage's lexical id in value slot kIdSlot. Searches derive ids from document
+// numbers (lexical_index.h); the value lets the files be read on their own.
 Xapian::Document MakeLexicalDocument(std::string_view text, uint64_t id);
 inline constexpr Xapian::valueno kIdSlot = 0;
 std::string EncodeIdValue(uint64_t id);

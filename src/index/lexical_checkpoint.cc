@@ -168,7 +168,8 @@ Result<bool> MetaMatchesStore(internal::StoreImpl* impl, const ModelRecord& mode
 std::unique_ptr<Xapian::Database> OpenVerified(const std::string& path, const Meta& meta) {
   try {
     auto db = std::make_unique<Xapian::Database>(path, Xapian::DB_BACKEND_GLASS);
-    if (db->get_doccount() != meta.count ||
+    // Searches number lexical ids from document numbers: id i must be document i + 1.
+    if (db->get_doccount() != meta.count || db->get_lastdocid() != meta.count ||
         db->get_metadata(std::string(kCountKey)) != std::to_string(meta.count) ||
         db->get_metadata(std::string(kFingerprintKey)) != meta.fingerprint) {
       return nullptr;

@@ -6,6 +6,7 @@
 #include "index/lexical_analysis.h"
 #include "index/lexical_checkpoint.h"
 #include "index/lexical_log.h"
+#include "index/lexical_visibility.h"
 #include "index/model_registry.h"
 
 namespace vexfs::index {
@@ -15,23 +16,6 @@ constexpr uint64_t kMinCheckpointRecords = 1000;
 // Expansion terms count half as much as the agent's own words (the usual
 // interpolation of relevance-model feedback, RM3's lambda = 0.5).
 constexpr double kFeedbackWeight = 0.5;
-
-bool Visible(const std::vector<uint8_t>& visible, uint64_t id) {
-  return id / 8 < visible.size() && ((visible[id / 8] >> (id % 8)) & 1) != 0;
-}
-
-// Admits documents whose lexical id is set in the view's bitmap.
-class VisibleDecider : public Xapian::MatchDecider {
- public:
-  explicit VisibleDecider(const std::vector<uint8_t>& visible) : visible_(visible) {}
-  bool operator()(const Xapian::Document& doc) const override {
-    uint64_t id = 0;
-    return DecodeIdValue(doc.get_value(kIdSlot), &id) && Visible(visible_, id);
-  }
-
- private:
-  const std::vector<uint8_t>& visible_;
-};
 
 // Expansion takes stemmed terms (the "Z" forms) not already in the query.
 class ExpansionDecider : public Xapian::ExpandDecider {
@@ -82,6 +66,7 @@ Status LexicalIndex::Load(const ProgressFn& progress) {
   }
   try {
     tail_ = std::make_unique<Xapian::WritableDatabase>(std::string(), Xapian::DB_BACKEND_INMEMORY);
+    tail_->set_metadata(std::string(kShardBaseKey), std::to_string(checkpointed_));
   } catch (const Xapian::Error& e) {
     return XapianStatus(e, "create the in-memory lexical index");
   }
@@ -112,7 +97,9 @@ Status LexicalIndex::CatchUp() {
     try {
       st = ForEachLexicalRecord(txn, impl_->dbs(), model_, size_,
                                 [&](uint64_t id, const ObjectId&, std::string_view text) {
-                                  tail_->add_document(MakeLexicalDocument(text, id));
+                                  tail_->replace_document(
+                                      static_cast<Xapian::docid>(id - checkpointed_ + 1),
+                                      MakeLexicalDocument(text, id));
                                   size_ = id + 1;
                                   return Status::Ok();
                                 });
@@ -123,6 +110,15 @@ Status LexicalIndex::CatchUp() {
   }
   Combine();
   return st;
+}
+
+Result<uint64_t> LexicalIndex::IdOf(Xapian::docid combined) const {
+  // Xapian numbers the documents of combined shards round-robin.
+  Xapian::docid shards = checkpoint_ ? 2 : 1;
+  Xapian::docid shard = (combined - 1) % shards, local = (combined - 1) / shards + 1;
+  uint64_t id = (checkpoint_ && shard == 0 ? 0 : checkpointed_) + local - 1;
+  if (id >= size_) return Status::Corruption("lexical index document past the log");
+  return id;
 }
 
 void LexicalIndex::Combine() {
@@ -138,17 +134,19 @@ Status LexicalIndex::SaveCheckpoint() {
 
 Result<LexicalMatches> LexicalIndex::Search(std::string_view query, size_t k,
                                             const std::vector<uint8_t>& visible,
+                                            uint64_t visible_count,
                                             const LexicalFeedback& feedback) {
-  auto first = SearchOnce(query, k, visible, feedback);
+  auto first = SearchOnce(query, k, visible, visible_count, feedback);
   if (first.ok() || first.status().code() == StatusCode::kInvalidArgument) return first;
   // The checkpoint was replaced twice under us, or its files went bad after they
   // were verified: reload (verifying again, or rebuilding) and ask once more.
   VEXFS_RETURN_IF_ERROR(Load(nullptr));
-  return SearchOnce(query, k, visible, feedback);
+  return SearchOnce(query, k, visible, visible_count, feedback);
 }
 
 Result<LexicalMatches> LexicalIndex::SearchOnce(std::string_view query, size_t k,
                                                 const std::vector<uint8_t>& visible,
+                                                uint64_t visible_count,
                                                 const LexicalFeedback& feedback) {
   VEXFS_ASSIGN_OR_RETURN(ParsedQuery parsed, ParseLexicalQuery(query, combined_));
   LexicalMatches out;
@@ -157,28 +155,25 @@ Result<LexicalMatches> LexicalIndex::SearchOnce(std::string_view query, size_t k
   try {
     Xapian::Enquire enquire(combined_);
     enquire.set_weighting_scheme(Xapian::BM25Weight());
-    enquire.set_query(parsed.query);
-    VisibleDecider decider(visible);
+    Xapian::Query in_view = VisibleIdsQuery(visible, visible_count, size_);
+    enquire.set_query(Xapian::Query(Xapian::Query::OP_FILTER, parsed.query, in_view));
     if (feedback.enabled) {
-      Xapian::MSet top = enquire.get_mset(0, feedback.documents, 0, nullptr, &decider);
+      Xapian::MSet top = enquire.get_mset(0, feedback.documents);
       Xapian::RSet rset;
       for (auto it = top.begin(); it != top.end(); ++it) rset.add_document(*it);
       if (!rset.empty()) {
         ExpansionDecider fresh(parsed.query);
         Xapian::ESet eset = enquire.get_eset(feedback.terms, rset, &fresh);
         Xapian::Query expansion(Xapian::Query::OP_OR, eset.begin(), eset.end());
-        enquire.set_query(Xapian::Query(
+        Xapian::Query expanded(
             Xapian::Query::OP_OR, parsed.query,
-            Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, expansion, kFeedbackWeight)));
+            Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, expansion, kFeedbackWeight));
+        enquire.set_query(Xapian::Query(Xapian::Query::OP_FILTER, expanded, in_view));
       }
     }
-    Xapian::MSet mset = enquire.get_mset(0, static_cast<Xapian::doccount>(k), 0, nullptr,
-                                         &decider);
+    Xapian::MSet mset = enquire.get_mset(0, static_cast<Xapian::doccount>(k));
     for (auto it = mset.begin(); it != mset.end(); ++it) {
-      uint64_t id = 0;
-      if (!DecodeIdValue(it.get_document().get_value(kIdSlot), &id)) {
-        return Status::Corruption("lexical index document without its id");
-      }
+      VEXFS_ASSIGN_OR_RETURN(uint64_t id, IdOf(*it));
       out.ids.push_back({id, static_cast<float>(it.get_weight())});
     }
   } catch (const Xapian::Error& e) {

@@ -9,9 +9,11 @@
 // holds. A checkpoint is written when the in-memory part grows past a quarter of
 // the whole (at least 1000 records).
 //
-// Visibility is decided during matching (a Xapian::MatchDecider over the view's
-// bitmap of lexical ids), so k results come back whenever k visible passages
-// match.
+// Visibility is decided during matching (the query is filtered by a posting
+// source over the view's bitmap of lexical ids, lexical_visibility.h), so k
+// results come back whenever k visible passages match. Lexical id i is document
+// i + 1 of the checkpoint, or document i - c + 1 of the tail, so ids come from
+// document numbers without reading the documents.
 //
 // Thread-safety: none; the caller serialises all calls.
 #ifndef VEXFS_INDEX_LEXICAL_INDEX_H_
@@ -61,10 +63,11 @@ class LexicalIndex {
   uint64_t unsaved() const { return size_ - checkpointed_; }
   uint64_t size() const { return size_; }
 
-  // Up to k best passages whose lexical id has its bit set in `visible`.
-  // kInvalidArgument for a query Xapian cannot read or one past kMaxQueryBytes.
+  // Up to k best passages whose lexical id has its bit set in `visible` (of
+  // which `visible_count` are set). kInvalidArgument for a query Xapian cannot
+  // read or one past kMaxQueryBytes.
   Result<LexicalMatches> Search(std::string_view query, size_t k,
-                                const std::vector<uint8_t>& visible,
+                                const std::vector<uint8_t>& visible, uint64_t visible_count,
                                 const LexicalFeedback& feedback = {});
 
  private:
@@ -72,8 +75,10 @@ class LexicalIndex {
   Status Load(const ProgressFn& progress);
   Status RefreshModel();
   void Combine();
+  // The lexical id of a document number of combined_.
+  Result<uint64_t> IdOf(Xapian::docid combined) const;
   Result<LexicalMatches> SearchOnce(std::string_view query, size_t k,
-                                    const std::vector<uint8_t>& visible,
+                                    const std::vector<uint8_t>& visible, uint64_t visible_count,
                                     const LexicalFeedback& feedback);
 
   internal::StoreImpl* impl_;

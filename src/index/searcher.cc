@@ -305,7 +305,8 @@ Result<SideRanking> RankLexical(const ViewCatalog& catalog, const FilterResult* 
   size_t ask = request.passages ? depth : depth * 2;
   for (;;) {
     VEXFS_ASSIGN_OR_RETURN(LexicalMatches m,
-                           index->Search(request.query, ask, *visibility.bitmap, feedback));
+                           index->Search(request.query, ask, *visibility.bitmap, visibility.count,
+                                                         feedback));
     out.empty_query = m.empty_query;
     out.ranked = Group(catalog, filter, request.passages, depth, m.ids);
     if (out.ranked.size() >= want || m.ids.size() < ask || ask >= visibility.count) return out;

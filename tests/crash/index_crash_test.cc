@@ -172,8 +172,8 @@ void CheckLexicalFilesAnswerLikeTheLog(Store& store, const std::string& store_in
   ASSERT_EQ((*from_log)->size(), (**lexical).next_vector);
   std::vector<uint8_t> all(((**lexical).next_vector + 7) / 8, 0xff);
   for (const char* query : {"agent memory", "snapshot plan", "\"kernel cache\"", "budget"}) {
-    auto a = (*from_files)->Search(query, 50, all);
-    auto b = (*from_log)->Search(query, 50, all);
+    auto a = (*from_files)->Search(query, 50, all, (**lexical).next_vector);
+    auto b = (*from_log)->Search(query, 50, all, (**lexical).next_vector);
     ASSERT_TRUE(a.ok() && b.ok());
     ASSERT_EQ(a->ids.size(), b->ids.size()) << query;
     for (size_t i = 0; i < a->ids.size(); ++i) {
