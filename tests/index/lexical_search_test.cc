@@ -393,6 +393,37 @@ TEST_F(LexicalSearchTest, XapianFilesAreACacheThatMayBeDeletedDamagedOrForeign) 
   same("another store's files");
 }
 
+// Ids come from document numbers of two shards (checkpoint and in-memory tail)
+// and the view filter runs in each shard's numbering: both must agree with the
+// reference, for the working tree, a snapshot and a path filter.
+TEST_F(LexicalSearchTest, ACheckpointAndItsTailAnswerLikeTheReference) {
+  test::Random rnd(13);
+  WriteCorpus(rnd, 800);
+  ASSERT_OK(index_->Wait());
+  ASSERT_OK(index_->Rebuild());  // records so far go to the checkpoint
+  auto before_files = files_;
+  ASSERT_OK(Snap("before").status());
+  for (int i = 0; i < 800; i += 5) {
+    std::string dir = i % 8 == 0 ? "rare/" : "common/";
+    Write(dir + std::to_string(i) + ".md", Words(rnd, 60));  // new versions: tail records
+  }
+  for (int i = 800; i < 860; ++i) Write("rare/" + std::to_string(i) + ".md", Words(rnd, 90));
+  ASSERT_OK(index_->Wait());
+  auto is_rare = [](const std::string& p) { return p.starts_with("rare/"); };
+  for (const char* q : {"agent memory", "rollback helm cluster", "\"coffee bread\""}) {
+    SearchRequest r;
+    r.query = q;
+    r.k = 25;
+    ExpectEqual(Lexical(r), Reference(texts_, files_, q, 25, Everything), std::string("now: ") + q);
+    r.under = "rare";
+    ExpectEqual(Lexical(r), Reference(texts_, files_, q, 25, is_rare), std::string("rare: ") + q);
+    r.under.clear();
+    r.snapshot = "before";
+    ExpectEqual(Lexical(r), Reference(texts_, before_files, q, 25, Everything),
+                std::string("before: ") + q);
+  }
+}
+
 TEST_F(LexicalSearchTest, AStoreIndexedBeforeTheLexicalModelIsBackfilled) {
   Write("notes/a.md", "the quarterly budget meeting with Dana");
   Write("notes/b.md", "coffee beans and oat milk");
