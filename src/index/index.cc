@@ -175,6 +175,9 @@ class IndexImpl {
   Result<VectorIndex*> AnnIndex(const ModelRecord& model, bool load);
   // The caught-up lexical index of `model`, opened on first need (lex_mu_ held).
   Result<LexicalIndex*> LexIndex(const ModelRecord& model);
+  // Background work after a drain: brings the lexical index up to the log, so
+  // the next search finds it ready (the checkpoint build runs unlocked).
+  void MaintainLexical();
   Result<std::optional<ModelRecord>> LexicalModel();
   Result<SideRanking> SearchDense(const SearchRequest& request, size_t depth, Held* held);
   Result<SideRanking> SearchLexical(const SearchRequest& request, size_t depth, Held* held);
@@ -261,6 +264,7 @@ void IndexImpl::StartBackground() {
       // Failed work stays queued; after a failure, back off before retrying
       // (a notification does not cut the back-off short).
       bool failed = !Wait(nullptr).ok();
+      if (!failed) MaintainLexical();
       lock.lock();
       if (failed) {
         bg_cv_.wait_for(lock, std::chrono::seconds(5), [this] { return bg_stop_; });
@@ -448,17 +452,47 @@ Result<LexicalIndex*> IndexImpl::LexIndex(const ModelRecord& model) {
   }
   uint64_t txn_id = LastTxnId(impl_);
   LoadedLexical& loaded = it->second;
+  LexicalIndex* lex = loaded.index.get();
   if (loaded.caught_up_at != txn_id) {
-    VEXFS_RETURN_IF_ERROR(loaded.index->CatchUp());
+    // Many new records go straight to a new checkpoint, not through memory first;
+    // a read-only store keeps them in memory instead.
+    bool saved = LexicalCheckpointDue(lex->checkpointed(), model.next_vector) &&
+                 lex->SaveCheckpoint().ok();
+    if (!saved) VEXFS_RETURN_IF_ERROR(lex->CatchUp());
     loaded.caught_up_at = txn_id;
   }
-  LexicalIndex* lex = loaded.index.get();
-  // Checkpoint when a good share of the index would otherwise be rebuilt again.
-  if (lex->unsaved() >= std::max<uint64_t>(1000, lex->size() / 4)) {
-    Status saved = lex->SaveCheckpoint();
-    (void)saved;  // a read-only store simply rebuilds in memory next time
-  }
   return lex;
+}
+
+void IndexImpl::MaintainLexical() {
+  auto model = LexicalModel();
+  if (!model.ok() || !*model) return;
+  // The long part, a checkpoint build, runs without the lock: searches meanwhile
+  // use what is loaded. Shutting down stops it between commits, unpublished.
+  auto stop = [this] { return stopping_.load(); };
+  bool loaded = false, due = false;
+  {
+    std::lock_guard lock(lex_mu_);
+    auto it = lexical_.find((*model)->id);
+    loaded = it != lexical_.end();
+    if (loaded) {
+      due = LexicalCheckpointDue(it->second.index->checkpointed(), (*model)->next_vector);
+    }
+  }
+  if (!loaded) {
+    // Whatever the files lack goes to disk first, so loading has only a little
+    // left to hold in memory.
+    if (!BuildLexicalCheckpointIfDue(impl_, **model, IndexDir(), stop).ok()) return;
+  } else if (due) {
+    if (!BuildLexicalCheckpoint(impl_, **model, IndexDir(), nullptr, stop).ok()) return;
+  }
+  std::lock_guard lock(lex_mu_);
+  auto it = lexical_.find((*model)->id);
+  if (it != lexical_.end() && due) {
+    if (it->second.index->Reload().ok()) it->second.caught_up_at = LastTxnId(impl_);
+    return;
+  }
+  (void)LexIndex(**model);  // loads, or catches the in-memory part up; errors show at search
 }
 
 Result<std::optional<ModelRecord>> IndexImpl::LexicalModel() {

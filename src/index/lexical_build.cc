@@ -37,12 +37,13 @@ unsigned ShardCount(uint64_t records) {
 
 // Records [from, to) into a new shard database at `path`.
 Status BuildShard(internal::StoreImpl* impl, const ModelRecord& model, uint64_t from,
-                  uint64_t to, const std::string& path, const ProgressFn& progress) {
+                  uint64_t to, const std::string& path, const ProgressFn& progress,
+                  const BuildStopFn& stop) {
   ModelRecord range = model;
   range.next_vector = to;  // ForEachLexicalRecord stops here
   try {
     Xapian::WritableDatabase db(path, kShardFlags);
-    VEXFS_RETURN_IF_ERROR(AddLexicalRecords(impl, range, from, &db, progress));
+    VEXFS_RETURN_IF_ERROR(AddLexicalRecords(impl, range, from, &db, progress, stop));
     db.commit();
     db.close();
   } catch (const Xapian::Error& e) {
@@ -53,7 +54,8 @@ Status BuildShard(internal::StoreImpl* impl, const ModelRecord& model, uint64_t 
 
 // Shards side by side, then one compaction that keeps the document numbers.
 Status BuildSharded(internal::StoreImpl* impl, const ModelRecord& model, unsigned shards,
-                    const std::string& path, const ProgressFn& progress) {
+                    const std::string& path, const ProgressFn& progress,
+                    const BuildStopFn& stop) {
   uint64_t total = model.next_vector;
   // Each shard reports its own count; the caller sees the sum, one call at a time.
   std::mutex progress_mu;
@@ -75,7 +77,7 @@ Status BuildSharded(internal::StoreImpl* impl, const ModelRecord& model, unsigne
           progress(sum, total);
         };
       }
-      results[s] = BuildShard(impl, model, from, to, paths[s], report);
+      results[s] = BuildShard(impl, model, from, to, paths[s], report, stop);
     });
   }
   for (std::thread& t : threads) t.join();
@@ -95,7 +97,8 @@ Status BuildSharded(internal::StoreImpl* impl, const ModelRecord& model, unsigne
 }  // namespace
 
 Status AddLexicalRecords(internal::StoreImpl* impl, const ModelRecord& model, uint64_t from,
-                         Xapian::WritableDatabase* db, const ProgressFn& progress) {
+                         Xapian::WritableDatabase* db, const ProgressFn& progress,
+                         const BuildStopFn& stop) {
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
   uint64_t added = 0;
@@ -109,6 +112,7 @@ Status AddLexicalRecords(internal::StoreImpl* impl, const ModelRecord& model, ui
                                if (++added % kCommitEvery == 0) {
                                  db->commit();
                                  if (progress) progress(added, total);
+                                 if (stop && stop()) return Status::Busy("stopped");
                                }
                                return Status::Ok();
                              }));
@@ -120,17 +124,19 @@ Status AddLexicalRecords(internal::StoreImpl* impl, const ModelRecord& model, ui
 }
 
 Status BuildLexicalDatabase(internal::StoreImpl* impl, const ModelRecord& model,
-                            const std::string& path, const ProgressFn& progress) {
-  return BuildLexicalDatabase(impl, model, path, progress, ShardCount(model.next_vector));
+                            const std::string& path, const ProgressFn& progress,
+                            const BuildStopFn& stop) {
+  return BuildLexicalDatabaseInShards(impl, model, path, progress,
+                                      ShardCount(model.next_vector), stop);
 }
 
-Status BuildLexicalDatabase(internal::StoreImpl* impl, const ModelRecord& model,
-                            const std::string& path, const ProgressFn& progress,
-                            unsigned shards) {
-  if (shards > 1) return BuildSharded(impl, model, shards, path, progress);
+Status BuildLexicalDatabaseInShards(internal::StoreImpl* impl, const ModelRecord& model,
+                                    const std::string& path, const ProgressFn& progress,
+                                    unsigned shards, const BuildStopFn& stop) {
+  if (shards > 1) return BuildSharded(impl, model, shards, path, progress, stop);
   try {
     Xapian::WritableDatabase db(path, kShardFlags);
-    VEXFS_RETURN_IF_ERROR(AddLexicalRecords(impl, model, 0, &db, progress));
+    VEXFS_RETURN_IF_ERROR(AddLexicalRecords(impl, model, 0, &db, progress, stop));
     db.commit();
     db.close();
   } catch (const Xapian::Error& e) {

@@ -12,6 +12,7 @@
 
 #include <xapian.h>
 
+#include <functional>
 #include <string>
 
 #include "index/index_records.h"
@@ -19,21 +20,26 @@
 
 namespace vexfs::index {
 
+// Asked between commits; true ends a build early with kBusy ("stopped").
+using BuildStopFn = std::function<bool()>;
+
 // Adds records [from, model.next_vector) to `db` as documents id + 1,
-// committing every few hundred documents. Xapian errors become kIOError.
+// committing every thousand documents. Xapian errors become kIOError.
 Status AddLexicalRecords(internal::StoreImpl* impl, const ModelRecord& model, uint64_t from,
-                         Xapian::WritableDatabase* db, const ProgressFn& progress);
+                         Xapian::WritableDatabase* db, const ProgressFn& progress,
+                         const BuildStopFn& stop = nullptr);
 
 // Writes records [0, model.next_vector) to a new database at `path` (which must
-// not exist). Scratch shards live beside it, in `path` + ".s<N>", and are
-// removed on success (a crash leaves them to the caller's cleanup).
-Status BuildLexicalDatabase(internal::StoreImpl* impl, const ModelRecord& model,
-                            const std::string& path, const ProgressFn& progress);
-// The same with `shards` shards (at least 1), whatever the log's size and the
-// machine's cores; for tests.
+// not exist), in as many shards as the log's size and the cores make worth it.
+// Scratch shards live beside it, in `path` + ".s<N>", and are removed on success
+// (a crash or a stop leaves them to the caller's cleanup).
 Status BuildLexicalDatabase(internal::StoreImpl* impl, const ModelRecord& model,
                             const std::string& path, const ProgressFn& progress,
-                            unsigned shards);
+                            const BuildStopFn& stop = nullptr);
+// The same in exactly `shards` shards (at least 1); for tests.
+Status BuildLexicalDatabaseInShards(internal::StoreImpl* impl, const ModelRecord& model,
+                                    const std::string& path, const ProgressFn& progress,
+                                    unsigned shards, const BuildStopFn& stop = nullptr);
 
 }  // namespace vexfs::index
 

@@ -27,6 +27,7 @@ constexpr std::string_view kCountKey = "vexfs:count";
 constexpr std::string_view kFingerprintKey = "vexfs:fingerprint";
 // Xapian's own lock file is written by writers only and is not part of the data.
 constexpr std::string_view kXapianLockFile = "flintlock";
+constexpr uint64_t kMinCheckpointRecords = 1000;
 
 struct Meta {
   uint32_t model = 0;
@@ -193,7 +194,7 @@ Status SyncTree(const std::string& path) {
 
 Status WriteGeneration(internal::StoreImpl* impl, const ModelRecord& model,
                        const std::string& dir, const std::optional<Meta>& base, uint64_t gen,
-                       const ProgressFn& progress) {
+                       const ProgressFn& progress, const BuildStopFn& stop) {
   std::string path = GenerationDir(dir, model.id, gen);
   std::error_code ec;
   fs::remove_all(path, ec);  // a build that crashed before publishing
@@ -202,12 +203,14 @@ Status WriteGeneration(internal::StoreImpl* impl, const ModelRecord& model,
              fs::copy_options::overwrite_existing, ec);
     if (ec) return Status::IOError("copy lexical checkpoint to '" + path + "': " + ec.message());
   } else {
-    VEXFS_RETURN_IF_ERROR(BuildLexicalDatabase(impl, model, path, progress));
+    VEXFS_RETURN_IF_ERROR(BuildLexicalDatabase(impl, model, path, progress, stop));
   }
   try {
     Xapian::WritableDatabase db(path, Xapian::DB_BACKEND_GLASS | Xapian::DB_NO_SYNC |
                                           Xapian::DB_OPEN);
-    if (base) VEXFS_RETURN_IF_ERROR(AddLexicalRecords(impl, model, base->count, &db, progress));
+    if (base) {
+      VEXFS_RETURN_IF_ERROR(AddLexicalRecords(impl, model, base->count, &db, progress, stop));
+    }
     db.set_metadata(std::string(kCountKey), std::to_string(model.next_vector));
     db.set_metadata(std::string(kFingerprintKey), model.info.fingerprint);
     db.commit();
@@ -248,8 +251,11 @@ Result<std::optional<LexicalCheckpoint>> LoadLexicalCheckpoint(internal::StoreIm
   return Out(LexicalCheckpoint{meta->generation, meta->count, std::move(db)});
 }
 
-Status BuildLexicalCheckpoint(internal::StoreImpl* impl, const ModelRecord& stale_model,
-                              const std::string& dir, const ProgressFn& progress) {
+namespace {
+
+// Both builds; `only_if_due` skips one that LexicalCheckpointDue does not ask for.
+Status Build(internal::StoreImpl* impl, const ModelRecord& stale_model, const std::string& dir,
+             const ProgressFn& progress, const BuildStopFn& stop, bool only_if_due) {
   std::error_code ec;
   fs::create_directories(ModelDir(dir, stale_model.id), ec);
   if (ec) return Status::IOError("create '" + ModelDir(dir, stale_model.id) + "': " + ec.message());
@@ -271,7 +277,10 @@ Status BuildLexicalCheckpoint(internal::StoreImpl* impl, const ModelRecord& stal
     if (usable && base->count == model.next_vector) return Status::Ok();
     if (!usable) base.reset();
   }
-  VEXFS_RETURN_IF_ERROR(WriteGeneration(impl, model, dir, base, gen, progress));
+  if (only_if_due && !LexicalCheckpointDue(base ? base->count : 0, model.next_vector)) {
+    return Status::Ok();
+  }
+  VEXFS_RETURN_IF_ERROR(WriteGeneration(impl, model, dir, base, gen, progress, stop));
   Meta meta{model.id, model.info.fingerprint, gen, model.next_vector, ObjectId{}, ""};
   if (meta.count > 0) {
     internal::Txn txn;
@@ -284,6 +293,24 @@ Status BuildLexicalCheckpoint(internal::StoreImpl* impl, const ModelRecord& stal
   // Keep the previous generation for readers that have it open.
   RemoveOldGenerations(dir, model.id, gen, base ? base->generation : gen);
   return Status::Ok();
+}
+
+}  // namespace
+
+Status BuildLexicalCheckpoint(internal::StoreImpl* impl, const ModelRecord& model,
+                              const std::string& dir, const ProgressFn& progress,
+                              const BuildStopFn& stop) {
+  return Build(impl, model, dir, progress, stop, /*only_if_due=*/false);
+}
+
+Status BuildLexicalCheckpointIfDue(internal::StoreImpl* impl, const ModelRecord& model,
+                                   const std::string& dir, const BuildStopFn& stop) {
+  return Build(impl, model, dir, nullptr, stop, /*only_if_due=*/true);
+}
+
+bool LexicalCheckpointDue(uint64_t checkpointed, uint64_t total) {
+  return total > checkpointed &&
+         total - checkpointed >= std::max(kMinCheckpointRecords, total / 4);
 }
 
 Status RemoveLexicalCheckpoint(const std::string& dir, uint32_t id) {

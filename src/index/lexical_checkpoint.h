@@ -27,6 +27,7 @@
 #include <string>
 
 #include "index/index_records.h"
+#include "index/lexical_build.h"
 #include "store/store_impl.h"
 
 namespace vexfs::index {
@@ -48,8 +49,21 @@ Result<std::optional<LexicalCheckpoint>> LoadLexicalCheckpoint(internal::StoreIm
 // log. Waits for another process building one; returns without building when
 // the current generation already holds every record. kReadOnly/kIOError when
 // `dir` cannot be written (the caller carries on from memory).
+// `stop`, asked between commits, ends the build early with kBusy and publishes
+// nothing.
 Status BuildLexicalCheckpoint(internal::StoreImpl* impl, const ModelRecord& model,
-                              const std::string& dir, const ProgressFn& progress = nullptr);
+                              const std::string& dir, const ProgressFn& progress = nullptr,
+                              const BuildStopFn& stop = nullptr);
+
+// The same, only when LexicalCheckpointDue says the current valid generation
+// lacks enough records; otherwise returns at once.
+Status BuildLexicalCheckpointIfDue(internal::StoreImpl* impl, const ModelRecord& model,
+                                   const std::string& dir, const BuildStopFn& stop);
+
+// Whether a checkpoint holding `checkpointed` of a log's `total` records should
+// be replaced by one holding them all, rather than the rest held in memory: when
+// it lacks a quarter of them, and at least 1000.
+bool LexicalCheckpointDue(uint64_t checkpointed, uint64_t total);
 
 // Removes every checkpoint file of model `id` (for `vexfs index rebuild`).
 Status RemoveLexicalCheckpoint(const std::string& dir, uint32_t id);

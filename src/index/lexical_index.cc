@@ -12,7 +12,6 @@
 namespace vexfs::index {
 namespace {
 
-constexpr uint64_t kMinCheckpointRecords = 1000;
 // Expansion terms count half as much as the agent's own words (the usual
 // interpolation of relevance-model feedback, RM3's lambda = 0.5).
 constexpr double kFeedbackWeight = 0.5;
@@ -52,9 +51,10 @@ Result<std::unique_ptr<LexicalIndex>> LexicalIndex::Open(internal::StoreImpl* im
 Status LexicalIndex::Load(const ProgressFn& progress) {
   VEXFS_RETURN_IF_ERROR(RefreshModel());
   VEXFS_ASSIGN_OR_RETURN(auto cp, LoadLexicalCheckpoint(impl_, model_, dir_));
-  // No valid checkpoint of a large log: build one on disk rather than holding
-  // the whole index in memory (a read-only store falls back to memory).
-  if (!cp && model_.next_vector >= kMinCheckpointRecords &&
+  // No valid checkpoint of a large log, or one far behind: build one on disk
+  // rather than holding that much in memory (a read-only store falls back to
+  // memory).
+  if (LexicalCheckpointDue(cp ? cp->count : 0, model_.next_vector) &&
       BuildLexicalCheckpoint(impl_, model_, dir_, progress).ok()) {
     VEXFS_ASSIGN_OR_RETURN(cp, LoadLexicalCheckpoint(impl_, model_, dir_));
   }
@@ -131,6 +131,8 @@ Status LexicalIndex::SaveCheckpoint() {
   VEXFS_RETURN_IF_ERROR(BuildLexicalCheckpoint(impl_, model_, dir_));
   return Load(nullptr);
 }
+
+Status LexicalIndex::Reload() { return Load(nullptr); }
 
 Result<LexicalMatches> LexicalIndex::Search(std::string_view query, size_t k,
                                             const std::vector<uint8_t>& visible,

@@ -6,8 +6,9 @@
 // on-disk checkpoint (lexical_checkpoint.h) holds records [0, c), and the records
 // appended since live in an in-memory Xapian database; searches run over both
 // together, so BM25 statistics are those of every distinct passage the model
-// holds. A checkpoint is written when the in-memory part grows past a quarter of
-// the whole (at least 1000 records).
+// holds. A checkpoint is due when the records it lacks pass a quarter of the
+// whole (at least 1000 records): then they go straight to a new checkpoint
+// rather than through memory first.
 //
 // Visibility is decided during matching (the query is filtered by a posting
 // source over the view's bitmap of lexical ids, lexical_visibility.h), so k
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "index/index_records.h"
+#include "index/lexical_checkpoint.h"
 #include "index/top_k.h"
 #include "store/store_impl.h"
 
@@ -60,8 +62,12 @@ class LexicalIndex {
   // writing one: then it waits). kReadOnly/kIOError when the files cannot be
   // written; the index keeps working from memory.
   Status SaveCheckpoint();
+  // Reopens the current checkpoint (one another thread or process published)
+  // and catches up.
+  Status Reload();
   uint64_t unsaved() const { return size_ - checkpointed_; }
   uint64_t size() const { return size_; }
+  uint64_t checkpointed() const { return checkpointed_; }
 
   // Up to k best passages whose lexical id has its bit set in `visible` (of
   // which `visible_count` are set). kInvalidArgument for a query Xapian cannot

@@ -68,7 +68,7 @@ TEST_F(LexicalBuildTest, ShardedBuildEqualsTheSequentialOne) {
   index::ModelRecord model = IndexFiles(300);
   ASSERT_GE(model.next_vector, 300u);
   test::TempDir dir;
-  ASSERT_OK(index::BuildLexicalDatabase(store().impl(), model, dir.Sub("one"), nullptr, 1));
+  ASSERT_OK(index::BuildLexicalDatabaseInShards(store().impl(), model, dir.Sub("one"), nullptr, 1));
   std::mutex mu;
   std::set<uint64_t> seen;
   uint64_t last_total = 0;
@@ -77,7 +77,7 @@ TEST_F(LexicalBuildTest, ShardedBuildEqualsTheSequentialOne) {
     seen.insert(done);
     last_total = total;
   };
-  ASSERT_OK(index::BuildLexicalDatabase(store().impl(), model, dir.Sub("three"), progress, 3));
+  ASSERT_OK(index::BuildLexicalDatabaseInShards(store().impl(), model, dir.Sub("three"), progress, 3));
   EXPECT_EQ(last_total, model.next_vector);
   EXPECT_EQ(seen.count(model.next_vector), 1u);  // the shards' counts add up to the log
   for (int s = 0; s < 3; ++s) {  // the scratch shards are gone
@@ -108,7 +108,7 @@ TEST_F(LexicalBuildTest, ShardedBuildEqualsTheSequentialOne) {
 TEST_F(LexicalBuildTest, MoreShardsThanRecordsStillBuildsEveryRecord) {
   index::ModelRecord model = IndexFiles(3);
   test::TempDir dir;
-  ASSERT_OK(index::BuildLexicalDatabase(store().impl(), model, dir.Sub("db"), nullptr, 8));
+  ASSERT_OK(index::BuildLexicalDatabaseInShards(store().impl(), model, dir.Sub("db"), nullptr, 8));
   Xapian::Database db(dir.Sub("db"));
   EXPECT_EQ(db.get_doccount(), model.next_vector);
   EXPECT_EQ(db.get_lastdocid(), model.next_vector);

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "common/sha256.h"
 #include "index/fusion.h"
@@ -422,6 +423,34 @@ TEST_F(LexicalSearchTest, ACheckpointAndItsTailAnswerLikeTheReference) {
     ExpectEqual(Lexical(r), Reference(texts_, before_files, q, 25, Everything),
                 std::string("before: ") + q);
   }
+}
+
+// A store written while the background indexer runs gets its Xapian files from
+// the indexer, with no search asking for them, and they answer like the reference.
+TEST_F(LexicalSearchTest, TheBackgroundIndexerWritesTheXapianFiles) {
+  index_->StartBackground();
+  test::Random rnd(17);
+  WriteCorpus(rnd, 800);  // more than 1000 passages: a checkpoint is due
+  std::string meta = store_path() + "/index/lexical-m2.meta";
+  for (int i = 0; i < 1200 && !std::filesystem::exists(meta); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(std::filesystem::exists(meta)) << "no checkpoint after a minute";
+  ASSERT_OK(index_->Wait());
+  for (const char* q : {"agent memory", "\"rollback helm\""}) {
+    SearchRequest r;
+    r.query = q;
+    r.k = 20;
+    ExpectEqual(Lexical(r), Reference(texts_, files_, q, 20, Everything), q);
+  }
+  // Shutting down while more is written leaves files the next open can use.
+  for (int i = 0; i < 400; ++i) Write("late/" + std::to_string(i) + ".md", Words(rnd, 300));
+  OpenIndex();
+  ASSERT_OK(index_->Wait());
+  SearchRequest r;
+  r.query = "kernel cache";
+  r.k = 20;
+  ExpectEqual(Lexical(r), Reference(texts_, files_, r.query, 20, Everything), "after restart");
 }
 
 TEST_F(LexicalSearchTest, AStoreIndexedBeforeTheLexicalModelIsBackfilled) {
