@@ -5,7 +5,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <filesystem>
-#include <future>
 #include <list>
 #include <mutex>
 #include <thread>
@@ -549,17 +548,11 @@ Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
   bool dense = mode != SearchMode::kLexical;
   Held held;
   size_t depth = lexical && dense ? std::max(request.k, kFusionDepth) : request.k;
-  // The two sides of a hybrid search run at once: each takes only its own index
-  // lock, and a hybrid query then costs about its slower side.
-  std::future<Result<SideRanking>> lexical_run;
+  // The sides run one after the other: run at once on two threads they measured
+  // no faster (search_scale_bench), so a query stays on its caller's thread.
+  SideRanking lexical_side, dense_side;
   if (lexical) {
-    lexical_run = std::async(dense ? std::launch::async : std::launch::deferred,
-                             [&] { return SearchLexical(request, depth, &held); });
-  }
-  Result<SideRanking> dense_run = dense ? SearchDense(request, depth, &held) : SideRanking{};
-  Result<SideRanking> lexical_result = lexical ? lexical_run.get() : SideRanking{};
-  VEXFS_ASSIGN_OR_RETURN(SideRanking lexical_side, std::move(lexical_result));
-  if (lexical) {
+    VEXFS_ASSIGN_OR_RETURN(lexical_side, SearchLexical(request, depth, &held));
     result.lexical_model = std::string(kLexicalModelName);
     result.visible_passages = lexical_side.visible;
     if (lexical_side.empty_query) {
@@ -571,8 +564,8 @@ Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
       result.note = "the query has no words to match: dense search only";
     }
   }
-  VEXFS_ASSIGN_OR_RETURN(SideRanking dense_side, std::move(dense_run));
   if (dense) {
+    VEXFS_ASSIGN_OR_RETURN(dense_side, SearchDense(request, depth, &held));
     result.model = dense_side.model;
     result.method = dense_side.method;
     result.visible_vectors = dense_side.visible;
