@@ -190,7 +190,12 @@ int Main(int argc, char** argv) {
   size_t passages = 100000, nqueries = 200;
   int reps = 3;
   bool keep = false;
+  std::vector<std::string> only = {"before", "hash-lexical", "default"};
   app.add_option("--data", data, "CACM directory (its words make the vocabulary)");
+  app.add_option("--configs", only, "Indexings to run (before, hash-lexical, default); "
+                                    "the queries run on the last")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"before", "hash-lexical", "default"}));
   app.add_option("--dir", dir, "Scratch directory");
   app.add_option("--passages", passages, "Passages to index (4 per file)");
   app.add_option("--queries", nqueries, "Queries per mode");
@@ -203,22 +208,25 @@ int Main(int argc, char** argv) {
   Progress("vocabulary of " + std::to_string(vocab.size()) + " words; " + std::to_string(files) +
            " files of " + std::to_string(kPassagesPerFile) + " passages");
   struct Config {
-    std::string name, embedder;
+    std::string key, name, embedder;
     bool lexical;
   };
-  const Config configs[] = {{"hash, no lexical index (before)", "hash", false},
-                            {"hash + lexical", "hash", true},
-                            {"glove + lexical (default)", "glove", true}};
+  const Config configs[] = {{"before", "hash, no lexical index (before)", "hash", false},
+                            {"hash-lexical", "hash + lexical", "hash", true},
+                            {"default", "glove + lexical (default)", "glove", true}};
   std::vector<std::pair<std::string, Ingest>> ingests;
+  std::map<std::string, Ingest> by_key;
   std::unique_ptr<Store> store;
   std::unique_ptr<Index> index;
   for (const Config& c : configs) {
+    if (std::find(only.begin(), only.end(), c.key) == only.end()) continue;
     index.reset();
     store.reset();
     Progress("ingest: " + c.name);
     ingests.push_back({c.name, BuildAndIndex(vocab, dir + "/" + c.embedder +
                                                          (c.lexical ? "-lex" : ""),
                                              c.embedder, c.lexical, files, &store, &index)});
+    by_key[c.key] = ingests.back().second;
   }
   // Queries: five consecutive words of random files of the last (default) store.
   std::vector<std::string> queries;
@@ -248,13 +256,15 @@ int Main(int argc, char** argv) {
   md << "### " << passages << " passages (" << files << " files, CACM vocabulary)\n\n";
   md << "| indexing | index wait s | Xapian build s | files/s | passages/s | / before | "
         "store bytes per passage |\n|---|---|---|---|---|---|---|\n";
-  double before = ingests.front().second.passages / ingests.front().second.seconds;
+  double before = by_key.count("before") ? by_key["before"].passages / by_key["before"].seconds
+                                         : 0;
   for (const auto& [name, in] : ingests) {
     double total = in.seconds + in.build_seconds;
     double rate = in.passages / total;
-    std::snprintf(line, sizeof(line), "| %s | %.1f | %.1f | %.0f | %.0f | %.2f | %.0f |\n",
+    std::string ratio = before > 0 ? Fixed(rate / before, 2) : "-";
+    std::snprintf(line, sizeof(line), "| %s | %.1f | %.1f | %.0f | %.0f | %s | %.0f |\n",
                   name.c_str(), in.seconds, in.build_seconds, in.files / total, rate,
-                  rate / before, double(in.store_bytes) / double(in.passages));
+                  ratio.c_str(), double(in.store_bytes) / double(in.passages));
     md << line;
   }
   md << "\n| query (warm; k = 10 unless shown) | first ms | p50 ms | p99 ms | p50 / dense |\n"
@@ -264,20 +274,22 @@ int Main(int argc, char** argv) {
                                   std::string("hybrid"), kDenseDeep, kLexicalDeep}) {
     const Latency& l = latency[mode];
     std::snprintf(line, sizeof(line), "| %s | %.1f | %.2f | %.2f | %.2f |\n", mode.c_str(),
-                  l.first_ms,
-                  l.p50_ms, l.p99_ms, l.p50_ms / dense_p50);
+                  l.first_ms, l.p50_ms, l.p99_ms, l.p50_ms / dense_p50);
     md << line;
   }
   // The lexical log's share of LMDB: hash with it, less hash without, less the
   // Xapian files (which live under the store's index/ directory).
-  double lex_store = double(ingests[1].second.store_bytes) -
-                     double(XapianBytes(dir + "/hash-lex")) - double(ingests[0].second.store_bytes);
-  std::snprintf(line, sizeof(line),
-                "\nLexical index: %.0f bytes per passage in LMDB (the passage text, zstd, "
-                "and its records) and %.0f bytes per passage of Xapian checkpoint files "
-                "(positions included, for phrases).\n\n",
-                lex_store / double(passages), double(lexical_files) / double(passages));
-  md << line;
+  if (by_key.count("before") && by_key.count("hash-lexical") && by_key.count("default")) {
+    double lex_store = double(by_key["hash-lexical"].store_bytes) -
+                       double(XapianBytes(dir + "/hash-lex")) -
+                       double(by_key["before"].store_bytes);
+    std::snprintf(line, sizeof(line),
+                  "\nLexical index: %.0f bytes per passage in LMDB (the passage text, zstd, "
+                  "and its records) and %.0f bytes per passage of Xapian checkpoint files "
+                  "(positions included, for phrases).\n\n",
+                  lex_store / double(passages), double(lexical_files) / double(passages));
+    md << line;
+  }
   std::printf("%s", md.str().c_str());
   if (!markdown.empty()) std::ofstream(markdown) << md.str();
   nlohmann::json j = {{"bench", "scale"}, {"passages", passages}};
