@@ -125,6 +125,10 @@ class TreeEditor {
   Status Rename(uint64_t parent, std::string_view name, uint64_t new_parent,
                 std::string_view new_name, unsigned flags = kRenameDefault,
                 LastLink replaced_last_link = LastLink::kDelete);
+  // renameat2(RENAME_EXCHANGE): swaps the two entries, which must both exist, in
+  // one transaction. kInvalidArgument if a directory would end up inside itself.
+  Status Exchange(uint64_t parent, std::string_view name, uint64_t new_parent,
+                  std::string_view new_name);
   // Deletes `ino` if it is an orphan (no-op otherwise: it was linked again or is
   // already gone). Orphans are in no snapshot and are never indexed.
   Status ReleaseOrphan(uint64_t ino);

@@ -248,29 +248,44 @@ Status Filesystem::FlushAll() {
   return first.ok() ? synced : first;
 }
 
-Result<uint64_t> Filesystem::OpenDir(uint64_t ino) {
+Result<std::vector<DirItem>> Filesystem::ListDir(uint64_t ino) {
   std::vector<DirItem> items{{".", ino, FileType::kDirectory}, {"..", ino, FileType::kDirectory}};
   if (IsVirtualIno(ino)) {
     VEXFS_ASSIGN_OR_RETURN(std::vector<DirItem> listed, virtual_tree_->List(ino));
     items.insert(items.end(), listed.begin(), listed.end());
-  } else {
-    VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
-      VEXFS_ASSIGN_OR_RETURN(auto entries, ed.ReadDir(ino));
-      for (DirEntry& e : entries) items.push_back({std::move(e.name), e.attr.ino, e.attr.type});
-      return Status::Ok();
-    }));
+    return items;
   }
+  VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(auto entries, ed.ReadDir(ino));
+    for (DirEntry& e : entries) items.push_back({std::move(e.name), e.attr.ino, e.attr.type});
+    return Status::Ok();
+  }));
+  return items;
+}
+
+Result<uint64_t> Filesystem::OpenDir(uint64_t ino) {
+  VEXFS_ASSIGN_OR_RETURN(std::vector<DirItem> items, ListDir(ino));
   std::lock_guard handles(handles_mu_);
   uint64_t fh = next_handle_++;
-  dir_handles_[fh] = std::move(items);
+  dir_handles_[fh] = DirHandle{ino, true, std::move(items)};
   return fh;
 }
 
-Result<std::vector<DirItem>*> Filesystem::DirListing(uint64_t fh) {
-  std::lock_guard handles(handles_mu_);
+Result<std::vector<DirItem>*> Filesystem::DirListing(uint64_t fh, uint64_t offset) {
+  std::unique_lock handles(handles_mu_);
   auto it = dir_handles_.find(fh);
   if (it == dir_handles_.end()) return Status::InvalidArgument("unknown directory handle");
-  return &it->second;
+  bool rewound = offset == 0 && !it->second.fresh;
+  it->second.fresh = false;
+  if (!rewound) return &it->second.items;
+  uint64_t ino = it->second.ino;
+  handles.unlock();  // listing reads the store
+  VEXFS_ASSIGN_OR_RETURN(std::vector<DirItem> items, ListDir(ino));
+  handles.lock();
+  it = dir_handles_.find(fh);
+  if (it == dir_handles_.end()) return Status::InvalidArgument("unknown directory handle");
+  it->second.items = std::move(items);
+  return &it->second.items;
 }
 
 Status Filesystem::ReleaseDir(uint64_t fh) {
@@ -351,12 +366,11 @@ Result<std::vector<std::string>> Filesystem::ListXattrs(uint64_t ino) {
       return Status::Ok();
     }));
   }
+  // The index's xattrs (user.vexfs.passages, user.vexfs.embedding.*) are read by
+  // name and never listed: cp -a, rsync -X and tar would copy them as if the
+  // agent had set them (docs/mount.md).
   std::vector<std::string> names;
   for (const auto& [name, value] : all) names.push_back(name);
-  if (!IsVirtualIno(ino)) {
-    VEXFS_ASSIGN_OR_RETURN(auto extra, ListIndexXattrs(ino));
-    names.insert(names.end(), extra.begin(), extra.end());
-  }
   return names;
 }
 

@@ -146,6 +146,20 @@ static Status RefuseReservedName(uint64_t parent, std::string_view name) {
   return Status::Ok();
 }
 
+// Owner and mode of a new node in `parent`: the caller's, except that a setgid
+// directory hands down its group, and to subdirectories its setgid bit too (as
+// every Unix file system does: shared project directories rely on it).
+static Result<TreeEditor::NewNode> NewNodeIn(TreeEditor& ed, uint64_t parent, uint32_t mode,
+                                             const Caller& caller, bool directory) {
+  VEXFS_ASSIGN_OR_RETURN(Attributes dir, ed.GetAttr(parent));
+  TreeEditor::NewNode node{mode & 07777, caller.uid, caller.gid};
+  if (dir.mode & S_ISGID) {
+    node.gid = dir.gid;
+    if (directory) node.mode |= S_ISGID;
+  }
+  return node;
+}
+
 Result<Attributes> Filesystem::Mknod(uint64_t parent, std::string_view name, uint32_t mode,
                                      const Caller& caller) {
   VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(parent));
@@ -155,8 +169,8 @@ Result<Attributes> Filesystem::Mknod(uint64_t parent, std::string_view name, uin
   }
   Attributes attr;
   VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
-    VEXFS_ASSIGN_OR_RETURN(attr,
-                           ed.CreateFile(parent, name, {mode & 07777, caller.uid, caller.gid}));
+    VEXFS_ASSIGN_OR_RETURN(auto node, NewNodeIn(ed, parent, mode, caller, false));
+    VEXFS_ASSIGN_OR_RETURN(attr, ed.CreateFile(parent, name, node));
     return Status::Ok();
   }));
   return attr;
@@ -168,7 +182,8 @@ Result<Attributes> Filesystem::Mkdir(uint64_t parent, std::string_view name, uin
   VEXFS_RETURN_IF_ERROR(RefuseReservedName(parent, name));
   Attributes attr;
   VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
-    VEXFS_ASSIGN_OR_RETURN(attr, ed.Mkdir(parent, name, {mode & 07777, caller.uid, caller.gid}));
+    VEXFS_ASSIGN_OR_RETURN(auto node, NewNodeIn(ed, parent, mode, caller, true));
+    VEXFS_ASSIGN_OR_RETURN(attr, ed.Mkdir(parent, name, node));
     return Status::Ok();
   }));
   return attr;
@@ -180,7 +195,8 @@ Result<Attributes> Filesystem::Symlink(uint64_t parent, std::string_view name,
   VEXFS_RETURN_IF_ERROR(RefuseReservedName(parent, name));
   Attributes attr;
   VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
-    VEXFS_ASSIGN_OR_RETURN(attr, ed.Symlink(parent, name, target, {0777, caller.uid, caller.gid}));
+    VEXFS_ASSIGN_OR_RETURN(auto node, NewNodeIn(ed, parent, 0777, caller, false));
+    VEXFS_ASSIGN_OR_RETURN(attr, ed.Symlink(parent, name, target, node));
     return Status::Ok();
   }));
   return attr;
@@ -222,7 +238,12 @@ Status Filesystem::Rename(uint64_t parent, std::string_view name, uint64_t new_p
   VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(parent));
   VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(new_parent));
   VEXFS_RETURN_IF_ERROR(RefuseReservedName(new_parent, new_name));
-  if (flags & RENAME_EXCHANGE) return Status::NotSupported("RENAME_EXCHANGE is not supported");
+  if (flags == RENAME_EXCHANGE) {
+    std::unique_lock lock(namespace_mu_);
+    return Edit([&](TreeEditor& ed) { return ed.Exchange(parent, name, new_parent, new_name); });
+  }
+  // RENAME_EXCHANGE with RENAME_NOREPLACE, RENAME_WHITEOUT (overlayfs only) and
+  // unknown bits are EINVAL, as on other file systems.
   if (flags & ~unsigned{RENAME_NOREPLACE}) return Status::InvalidArgument("unknown rename flags");
   unsigned store_flags =
       (flags & RENAME_NOREPLACE) ? TreeEditor::kRenameNoReplace : TreeEditor::kRenameDefault;

@@ -116,9 +116,13 @@ class Filesystem {
   Status Release(uint64_t ino, uint64_t fh);
   Status Fsync(uint64_t ino, uint64_t fh);
 
-  // Directories: the listing is taken at OpenDir and served by offset from it.
+  // Directories: the listing is taken at OpenDir and served by offset from it;
+  // a read from offset 0 after the first (rewinddir) takes it again, so entries
+  // made since opendir show, as POSIX asks.
   Result<uint64_t> OpenDir(uint64_t ino);
-  Result<std::vector<DirItem>*> DirListing(uint64_t fh);
+  Result<std::vector<DirItem>*> DirListing(uint64_t fh, uint64_t offset);
+  // ".", ".." and the entries of directory `ino` (store or virtual).
+  Result<std::vector<DirItem>> ListDir(uint64_t ino);
   Status ReleaseDir(uint64_t fh);
   Status SyncStore();
 
@@ -165,7 +169,6 @@ class Filesystem {
   static bool IsIndexXattr(std::string_view name);
   Status SetIndexXattr(uint64_t ino, std::string_view name, std::string_view value);
   Result<std::string> GetIndexXattr(uint64_t ino, std::string_view name);
-  Result<std::vector<std::string>> ListIndexXattrs(uint64_t ino);
 
   Store* store_;
   Index* index_;
@@ -186,7 +189,12 @@ class Filesystem {
   std::mutex handles_mu_;
   uint64_t next_handle_ = 1;
   std::unordered_map<uint64_t, Handle> handles_;
-  std::unordered_map<uint64_t, std::vector<DirItem>> dir_handles_;
+  struct DirHandle {
+    uint64_t ino = 0;
+    bool fresh = true;  // listed at opendir and not yet read from offset 0
+    std::vector<DirItem> items;
+  };
+  std::unordered_map<uint64_t, DirHandle> dir_handles_;
 
   std::atomic<bool> unsynced_{false};
   std::atomic<bool> relieving_{false};  // a FlushOthers is running

@@ -224,7 +224,7 @@ void OnOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
 }
 
 void OnReaddir(fuse_req_t req, fuse_ino_t /*ino*/, size_t size, off_t off, fuse_file_info* fi) {
-  auto listing = Fs(req).DirListing(fi->fh);
+  auto listing = Fs(req).DirListing(fi->fh, static_cast<uint64_t>(off));
   if (!listing.ok()) return ReplyErr(req, listing.status());
   std::string buf(size, '\0');
   size_t used = 0;

@@ -76,21 +76,4 @@ Result<std::string> Filesystem::GetIndexXattr(uint64_t ino, std::string_view nam
   return out;
 }
 
-Result<std::vector<std::string>> Filesystem::ListIndexXattrs(uint64_t ino) {
-  std::vector<std::string> names;
-  if (!index_) return names;
-  auto attr = StoreAttr(ino);
-  if (!attr.ok() || attr->type != FileType::kRegular) return names;
-  auto path = PathOf(ino);
-  if (!path.ok()) return names;  // an orphan: in no index
-  auto passages = index_->FilePassages(*path, "", branch_);
-  if (!passages.ok()) return names;
-  names.emplace_back(kPassagesName);
-  for (const FilePassage& p : *passages) {
-    std::string n = std::string(kEmbeddingPrefix) + p.model;
-    if (names.back() != n) names.push_back(std::move(n));
-  }
-  return names;
-}
-
 }  // namespace vexfs::fuse

@@ -238,6 +238,50 @@ static Status ClearRenameTarget(internal::TxnScope* scope, const DirentValue& sr
   return dst_dir ? TouchDir(scope, parent, -1) : Status::Ok();
 }
 
+// Re-points one link of `ino` from directory `from` to `to`; stamps its ctime.
+static Status MoveLink(internal::TxnScope* scope, uint64_t ino, uint64_t from, uint64_t to) {
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope->LoadInode(ino));
+  auto it = std::find(rec.parents.begin(), rec.parents.end(), from);
+  if (it != rec.parents.end()) *it = to;
+  rec.ctime = NowNs();
+  return scope->SaveInode(ino, rec);
+}
+
+// kInvalidArgument if the directory entry `moved` would end up inside itself.
+static Status RefuseMoveIntoItself(internal::TxnScope* scope, const DirentValue& moved,
+                                   std::string_view name, uint64_t new_parent) {
+  if (moved.type != FileType::kDirectory) return Status::Ok();
+  VEXFS_ASSIGN_OR_RETURN(bool inside, IsWithin(scope, new_parent, moved.ino));
+  if (inside) {
+    return Status::InvalidArgument("cannot move directory " + Quoted(name) + " into itself");
+  }
+  return Status::Ok();
+}
+
+Status TreeEditor::Exchange(uint64_t parent, std::string_view name, uint64_t new_parent,
+                            std::string_view new_name) {
+  VEXFS_RETURN_IF_ERROR(ValidateFileName(name));
+  VEXFS_RETURN_IF_ERROR(ValidateFileName(new_name));
+  VEXFS_RETURN_IF_ERROR(scope_->LoadDir(parent).status());
+  VEXFS_RETURN_IF_ERROR(scope_->LoadDir(new_parent).status());
+  VEXFS_ASSIGN_OR_RETURN(auto a, scope_->FindEntry(parent, name));
+  if (!a) return Status::NotFound(Quoted(name) + " does not exist");
+  VEXFS_ASSIGN_OR_RETURN(auto b, scope_->FindEntry(new_parent, new_name));
+  if (!b) return Status::NotFound(Quoted(new_name) + " does not exist");
+  if (a->ino == b->ino) return Status::Ok();  // one entry, or two links of one file
+  VEXFS_RETURN_IF_ERROR(RefuseMoveIntoItself(scope_, *a, name, new_parent));
+  VEXFS_RETURN_IF_ERROR(RefuseMoveIntoItself(scope_, *b, new_name, parent));
+  VEXFS_RETURN_IF_ERROR(scope_->PutEntry(parent, name, *b));
+  VEXFS_RETURN_IF_ERROR(scope_->PutEntry(new_parent, new_name, *a));
+  VEXFS_RETURN_IF_ERROR(MoveLink(scope_, a->ino, parent, new_parent));
+  VEXFS_RETURN_IF_ERROR(MoveLink(scope_, b->ino, new_parent, parent));
+  // Each directory's link count follows the subdirectories it gains or loses.
+  int gained = (a->type == FileType::kDirectory) - (b->type == FileType::kDirectory);
+  if (parent == new_parent) return TouchDir(scope_, parent, 0);
+  VEXFS_RETURN_IF_ERROR(TouchDir(scope_, parent, -gained));
+  return TouchDir(scope_, new_parent, gained);
+}
+
 Status TreeEditor::Rename(uint64_t parent, std::string_view name, uint64_t new_parent,
                           std::string_view new_name, unsigned flags,
                           LastLink replaced_last_link) {
@@ -248,13 +292,7 @@ Status TreeEditor::Rename(uint64_t parent, std::string_view name, uint64_t new_p
   if (!src) return Status::NotFound(Quoted(name) + " does not exist");
   if (parent == new_parent && name == new_name) return Status::Ok();
   bool is_dir = src->type == FileType::kDirectory;
-  if (is_dir) {
-    VEXFS_ASSIGN_OR_RETURN(bool inside, IsWithin(scope_, new_parent, src->ino));
-    if (inside) {
-      return Status::InvalidArgument("cannot move directory " + Quoted(name) +
-                                     " into itself");
-    }
-  }
+  VEXFS_RETURN_IF_ERROR(RefuseMoveIntoItself(scope_, *src, name, new_parent));
   VEXFS_ASSIGN_OR_RETURN(auto dst, scope_->FindEntry(new_parent, new_name));
   if (dst) {
     if (flags & kRenameNoReplace) {
@@ -266,11 +304,7 @@ Status TreeEditor::Rename(uint64_t parent, std::string_view name, uint64_t new_p
   }
   VEXFS_RETURN_IF_ERROR(scope_->DeleteEntry(parent, name));
   VEXFS_RETURN_IF_ERROR(scope_->PutEntry(new_parent, new_name, *src));
-  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope_->LoadInode(src->ino));
-  auto it = std::find(rec.parents.begin(), rec.parents.end(), parent);
-  if (it != rec.parents.end()) *it = new_parent;
-  rec.ctime = NowNs();
-  VEXFS_RETURN_IF_ERROR(scope_->SaveInode(src->ino, rec));
+  VEXFS_RETURN_IF_ERROR(MoveLink(scope_, src->ino, parent, new_parent));
   int moved_dir = is_dir && parent != new_parent ? 1 : 0;
   VEXFS_RETURN_IF_ERROR(TouchDir(scope_, parent, -moved_dir));
   return TouchDir(scope_, new_parent, moved_dir);

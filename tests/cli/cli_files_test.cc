@@ -81,6 +81,13 @@ TEST_F(CliLsTest, RecursiveListsEverything) {
             (std::vector<std::string>{"a", "a/deep", "a/deep/y.txt", "a/x.txt", "b.txt", "empty"}));
   EXPECT_EQ(Paths(VexfsJson({"ls", "--recursive", "a"})),
             (std::vector<std::string>{"a/deep", "a/deep/y.txt", "a/x.txt"}));
+  // A root or directory written with slashes lists canonical paths.
+  EXPECT_EQ(Paths(VexfsJson({"ls", "-R", "/"})),
+            (std::vector<std::string>{"a", "a/deep", "a/deep/y.txt", "a/x.txt", "b.txt", "empty"}));
+  EXPECT_EQ(Paths(VexfsJson({"ls", "-R", "/a/deep/"})),
+            (std::vector<std::string>{"a/deep/y.txt"}));
+  EXPECT_EQ(Paths(VexfsJson({"ls", "/b.txt"})), (std::vector<std::string>{"b.txt"}));
+  EXPECT_EQ(VexfsOk({"ls", "-R", "/a/"}), "deep/\ndeep/y.txt\nx.txt\n");
 }
 
 TEST_F(CliLsTest, LongFormatShowsModeAndSize) {

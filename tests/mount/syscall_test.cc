@@ -125,6 +125,65 @@ TEST_F(SyscallTest, RenameCases) {
   EXPECT_EQ(ReadPath(P("b")), "A");
 }
 
+TEST_F(SyscallTest, RenameExchangeSwapsTwoEntries) {
+  auto exchange = [&](const std::string& a, const std::string& b,
+                      unsigned flags = RENAME_EXCHANGE) {
+    return syscall(SYS_renameat2, AT_FDCWD, P(a).c_str(), AT_FDCWD, P(b).c_str(), flags);
+  };
+  ASSERT_EQ(WritePath(P("f1"), "one"), 0);
+  ASSERT_EQ(WritePath(P("f2"), "two"), 0);
+  ASSERT_EQ(exchange("f1", "f2"), 0);
+  EXPECT_EQ(ReadPath(P("f1")), "two");
+  EXPECT_EQ(ReadPath(P("f2")), "one");
+  // A directory and a file in two parents: link counts follow the directory.
+  ASSERT_EQ(::mkdir(P("d").c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir(P("d/sub").c_str(), 0755), 0);
+  ASSERT_EQ(WritePath(P("d/sub/x"), "x"), 0);
+  ASSERT_EQ(::mkdir(P("e").c_str(), 0755), 0);
+  ASSERT_EQ(WritePath(P("e/file"), "file"), 0);
+  ASSERT_EQ(exchange("d/sub", "e/file"), 0);
+  EXPECT_EQ(ReadPath(P("d/sub")), "file");
+  EXPECT_EQ(ReadPath(P("e/file/x")), "x");
+  struct stat d {}, e {};
+  ASSERT_EQ(::stat(P("d").c_str(), &d), 0);
+  ASSERT_EQ(::stat(P("e").c_str(), &e), 0);
+  EXPECT_EQ(d.st_nlink, 2u);
+  EXPECT_EQ(e.st_nlink, 3u);
+  // Failures change nothing.
+  EXPECT_EQ(ERRNO_OF(exchange("f1", "missing")), ENOENT);
+  EXPECT_EQ(ERRNO_OF(exchange("e", "e/file/x")), EINVAL);  // a directory into itself
+  EXPECT_EQ(ERRNO_OF(exchange("f1", "f2", RENAME_EXCHANGE | RENAME_NOREPLACE)), EINVAL);
+  EXPECT_EQ(ERRNO_OF(exchange("f1", "f2", 1u << 7)), EINVAL);  // no such flag
+  EXPECT_EQ(ReadPath(P("f1")), "two");
+  EXPECT_EQ(ReadPath(P("e/file/x")), "x");
+  // The swap is in the store, not only in the kernel's caches.
+  Unmount();
+  Mount();
+  EXPECT_EQ(ReadPath(P("f1")), "two");
+  EXPECT_EQ(ReadPath(P("d/sub")), "file");
+  EXPECT_EQ(ReadPath(P("e/file/x")), "x");
+  CommandResult fsck = RunVexfs({"--store", store(), "fsck"});
+  EXPECT_TRUE(fsck.ok()) << fsck.out << fsck.err;
+}
+
+TEST_F(SyscallTest, RewinddirShowsEntriesMadeSinceOpendir) {
+  ASSERT_EQ(::mkdir(P("d").c_str(), 0755), 0);
+  ASSERT_EQ(WritePath(P("d/before"), "b"), 0);
+  DIR* dir = ::opendir(P("d").c_str());
+  ASSERT_NE(dir, nullptr);
+  auto names = [&] {
+    std::set<std::string> out;
+    while (dirent* e = ::readdir(dir)) out.insert(e->d_name);
+    return out;
+  };
+  EXPECT_EQ(names(), (std::set<std::string>{".", "..", "before"}));
+  ASSERT_EQ(WritePath(P("d/after"), "a"), 0);
+  ASSERT_EQ(::unlink(P("d/before").c_str()), 0);
+  ::rewinddir(dir);
+  EXPECT_EQ(names(), (std::set<std::string>{".", "..", "after"}));
+  ::closedir(dir);
+}
+
 TEST_F(SyscallTest, UnlinkWhileOpenKeepsTheFileUntilClose) {
   ASSERT_EQ(WritePath(P("tmp"), "scratch"), 0);
   int fd = ::open(P("tmp").c_str(), O_RDWR);
@@ -295,6 +354,35 @@ TEST_F(PermissionTest, OwnershipAndAccessChecks) {
   ASSERT_EQ(::stat(mine.c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, 65534u);  // new files belong to the caller
   EXPECT_EQ(st.st_gid, 65534u);
+}
+
+TEST_F(SyscallTest, SetgidDirectoriesHandDownTheirGroup) {
+  if (::getuid() != 0) GTEST_SKIP() << "needs root to give a directory another group";
+  constexpr gid_t kGroup = 4242;
+  ASSERT_EQ(::mkdir(P("shared").c_str(), 0775), 0);
+  ASSERT_EQ(::chown(P("shared").c_str(), static_cast<uid_t>(-1), kGroup), 0);
+  ASSERT_EQ(::chmod(P("shared").c_str(), 02775), 0);
+  ASSERT_EQ(WritePath(P("shared/f"), "f"), 0);
+  ASSERT_EQ(::mkdir(P("shared/sub").c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir(P("shared/sub/deeper").c_str(), 0755), 0);
+  ASSERT_EQ(::symlink("f", P("shared/link").c_str()), 0);
+  struct stat st {};
+  ASSERT_EQ(::stat(P("shared/f").c_str(), &st), 0);
+  EXPECT_EQ(st.st_gid, kGroup);
+  EXPECT_EQ(st.st_mode & S_ISGID, 0u);  // files take the group, not the bit
+  for (const char* dir : {"shared/sub", "shared/sub/deeper"}) {
+    ASSERT_EQ(::stat(P(dir).c_str(), &st), 0);
+    EXPECT_EQ(st.st_gid, kGroup) << dir;
+    EXPECT_NE(st.st_mode & S_ISGID, 0u) << dir;  // and passes it down
+  }
+  ASSERT_EQ(::lstat(P("shared/link").c_str(), &st), 0);
+  EXPECT_EQ(st.st_gid, kGroup);
+  // Without the bit, new nodes take the creator's group.
+  ASSERT_EQ(::mkdir(P("plain").c_str(), 0775), 0);
+  ASSERT_EQ(::chown(P("plain").c_str(), static_cast<uid_t>(-1), kGroup), 0);
+  ASSERT_EQ(WritePath(P("plain/g"), "g"), 0);
+  ASSERT_EQ(::stat(P("plain/g").c_str(), &st), 0);
+  EXPECT_EQ(st.st_gid, ::getgid());
 }
 
 TEST_F(SyscallTest, StatfsAndFsync) {

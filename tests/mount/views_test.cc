@@ -201,6 +201,13 @@ TEST_F(ViewsTest, VectorsAndMetadataAsXattrs) {
 
   // Metadata xattrs are what search filters read.
   ASSERT_EQ(::setxattr(P("a.txt").c_str(), "user.vexfs.meta.topic", "greek", 5, 0), 0);
+  // listxattr shows what was set, never the index's views: copying tools would
+  // carry them elsewhere as the agent's own.
+  char names[1024] = {};
+  ssize_t listed = ::listxattr(P("a.txt").c_str(), names, sizeof(names));
+  ASSERT_GE(listed, 0);
+  EXPECT_EQ(std::string(names, listed), std::string("user.vexfs.meta.topic\0", 22));
+  EXPECT_EQ(::listxattr(P("b.txt").c_str(), names, sizeof(names)), 0);
   CommandResult meta = Cli({"meta", "get", "a.txt", "--json"});
   ASSERT_TRUE(meta.ok()) << meta.err;
   EXPECT_NE(meta.out.find("greek"), std::string::npos);

@@ -282,6 +282,54 @@ TEST_F(TreeEditorTest, RenameRefusesTypeMismatch) {
   EXPECT_EQ(Names(""), (NameList{"dir", "file"}));
 }
 
+TEST_F(TreeEditorTest, ExchangeSwapsTwoFiles) {
+  ASSERT_OK(Put("one", "1"));
+  ASSERT_OK(Put("two", "22"));
+  uint64_t one = Ino("one"), two = Ino("two");
+  ASSERT_OK(Edit([](TreeEditor& ed) { return ed.Exchange(kRootIno, "one", kRootIno, "two"); }));
+  EXPECT_EQ(Content("one"), "22");
+  EXPECT_EQ(Content("two"), "1");
+  EXPECT_EQ(Ino("one"), two);
+  EXPECT_EQ(Ino("two"), one);
+  EXPECT_TRUE(test::FsckClean(store()));
+}
+
+TEST_F(TreeEditorTest, ExchangeOfAFileAndADirectoryMovesLinksAndParents) {
+  ASSERT_OK(Put("a/sub/inner.txt", "inner"));
+  ASSERT_OK(Put("b/file", "file"));
+  uint64_t a = Ino("a"), b = Ino("b"), sub = Ino("a/sub");
+  ASSERT_OK(Edit([&](TreeEditor& ed) { return ed.Exchange(a, "sub", b, "file"); }));
+  EXPECT_EQ(Content("a/sub"), "file");
+  EXPECT_EQ(Content("b/file/inner.txt"), "inner");
+  ASSIGN_OR_FAIL(Attributes sa, tree().Stat("a"));
+  ASSIGN_OR_FAIL(Attributes sb, tree().Stat("b"));
+  EXPECT_EQ(sa.nlink, 2u);  // lost its subdirectory
+  EXPECT_EQ(sb.nlink, 3u);  // gained one
+  ASSERT_OK(Edit([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(std::string path, ed.PathOf(sub));
+    EXPECT_EQ(path, "b/file");  // the directory's parent moved with it
+    return Status::Ok();
+  }));
+  EXPECT_TRUE(test::FsckClean(store()));
+}
+
+TEST_F(TreeEditorTest, ExchangeRefusesMissingEntriesAndLoops) {
+  ASSERT_OK(Put("a/b/c/f", "x"));
+  ASSERT_OK(Put("g", "g"));
+  uint64_t a = Ino("a"), c = Ino("a/b/c");
+  ASSERT_OK(Edit([&](TreeEditor& ed) {
+    EXPECT_CODE(ed.Exchange(kRootIno, "g", kRootIno, "missing"), StatusCode::kNotFound);
+    EXPECT_CODE(ed.Exchange(kRootIno, "missing", kRootIno, "g"), StatusCode::kNotFound);
+    EXPECT_CODE(ed.Exchange(kRootIno, "a", c, "f"), StatusCode::kInvalidArgument);
+    EXPECT_CODE(ed.Exchange(c, "f", kRootIno, "a"), StatusCode::kInvalidArgument);
+    EXPECT_OK(ed.Exchange(a, "b", a, "b"));  // an entry with itself: nothing to do
+    return Status::Ok();
+  }));
+  EXPECT_EQ(Content("a/b/c/f"), "x");
+  EXPECT_EQ(Content("g"), "g");
+  EXPECT_TRUE(test::FsckClean(store()));
+}
+
 TEST_F(TreeEditorTest, RenameDirectoryIntoItsOwnSubtreeIsRefused) {
   ASSERT_OK(Put("a/b/c/f", "x"));
   uint64_t a = Ino("a"), c = Ino("a/b/c");

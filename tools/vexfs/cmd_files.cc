@@ -135,14 +135,17 @@ void AddLs(CLI::App& app, Context& ctx) {
     if (!view.view) return;
     auto attr = view.view->Stat(args->path);
     if (!attr.ok()) return (void)ctx.Fail(attr.status());
+    // Paths in the output are canonical ("/" and "a/" list as "" and "a").
+    auto canonical = CanonicalPath(args->path);
+    if (!canonical.ok()) return (void)ctx.Fail(canonical.status());
     nlohmann::json out = nlohmann::json::array();
     if (attr->type != FileType::kDirectory) {
       nlohmann::json j = AttributesJson(*attr);
-      j["path"] = args->path;
+      j["path"] = *canonical;
       out.push_back(j);
-      if (!ctx.global.json) PrintEntryText(args->path, *attr, args->long_format);
+      if (!ctx.global.json) PrintEntryText(*canonical, *attr, args->long_format);
     } else {
-      Status st = ListInto(*view.view, args->path, "", args->recursive, &out, ctx.global.json,
+      Status st = ListInto(*view.view, *canonical, "", args->recursive, &out, ctx.global.json,
                            args->long_format);
       if (!st.ok()) return (void)ctx.Fail(st);
     }

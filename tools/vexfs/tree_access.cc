@@ -38,6 +38,13 @@ Result<ParentAndName> SplitParent(const std::string& path) {
   return out;
 }
 
+Result<std::string> CanonicalPath(const std::string& path) {
+  VEXFS_ASSIGN_OR_RETURN(auto parts, SplitStorePath(path));
+  std::string out;
+  for (const std::string& p : parts) out = JoinPath(out, p);
+  return out;
+}
+
 std::string JoinPath(const std::string& dir, const std::string& name) {
   if (dir.empty()) return name;
   if (name.empty()) return dir;

@@ -31,6 +31,9 @@ struct ParentAndName {
 };
 // Validates `path` and splits off its last component.
 Result<ParentAndName> SplitParent(const std::string& path);
+// Validates `path` and writes it without leading or trailing slashes: "/a/b/" -> "a/b",
+// "/" -> "".
+Result<std::string> CanonicalPath(const std::string& path);
 // "a/b" + "c" -> "a/b/c"; "" + "c" -> "c".
 std::string JoinPath(const std::string& dir, const std::string& name);
 
