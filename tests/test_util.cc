@@ -99,6 +99,8 @@ static Status DumpDir(TreeView* view, const std::string& dir, TreeDump* out) {
     } else if (e.attr.type == FileType::kSymlink) {
       VEXFS_ASSIGN_OR_RETURN(std::string target, view->ReadLink(path));
       (*out)[path] = "link:" + target;
+    } else if (IsSpecialFile(e.attr.type)) {
+      (*out)[path] = std::string(FileTypeName(e.attr.type)) + ":" + std::to_string(e.attr.rdev);
     } else {
       VEXFS_ASSIGN_OR_RETURN(std::string data, view->Read(path, 0, e.attr.size));
       (*out)[path] = "file:" + data;

@@ -114,7 +114,8 @@ class Random {
 // `n` incompressible bytes from `seed`.
 std::string RandomBytes(uint64_t seed, size_t n);
 
-// A whole tree as path -> description: "dir", "file:<bytes>", "link:<target>".
+// A whole tree as path -> description: "dir", "file:<bytes>", "link:<target>",
+// "<special type>:<rdev>" (e.g. "fifo:0").
 // Paths have no leading '/'. Makes two trees comparable with one EXPECT_EQ.
 using TreeDump = std::map<std::string, std::string>;
 Result<TreeDump> DumpTree(TreeView* view);

@@ -113,6 +113,10 @@ class TreeEditor {
   Result<Attributes> Symlink(uint64_t parent, std::string_view name,
                              std::string_view target, const NewNode& node);
   Result<std::string> ReadLink(uint64_t ino);
+  // A FIFO, socket, character or block device node: `type` must be one of the
+  // special types (kInvalidArgument otherwise); `rdev` is kept for devices only.
+  Result<Attributes> MakeSpecialFile(uint64_t parent, std::string_view name, FileType type,
+                                     uint64_t rdev, const NewNode& node);
   // New hard link to the file `ino`. kNotSupported for directories.
   Result<Attributes> Link(uint64_t ino, uint64_t new_parent, std::string_view new_name);
   // Removes a non-directory entry; the inode goes with its last link unless

@@ -40,8 +40,25 @@ struct ObjectIdHash {
   size_t operator()(const ObjectId& id) const;
 };
 
-enum class FileType : uint8_t { kRegular = 1, kDirectory = 2, kSymlink = 3 };
-const char* FileTypeName(FileType type);  // "file", "dir", "symlink"
+// Special files (FIFOs, sockets, devices) are inodes with a mode, an owner and,
+// for devices, a device number; they hold no data: the kernel serves them.
+enum class FileType : uint8_t {
+  kRegular = 1,
+  kDirectory = 2,
+  kSymlink = 3,
+  kFifo = 4,
+  kSocket = 5,
+  kCharDevice = 6,
+  kBlockDevice = 7,
+};
+// "file", "dir", "symlink", "fifo", "socket", "chardev", "blockdev"
+const char* FileTypeName(FileType type);
+// True for the four special types, which have no content.
+bool IsSpecialFile(FileType type);
+// True for character and block devices, the types that carry a device number.
+bool IsDeviceFile(FileType type);
+// Whether `byte` is the encoding of a FileType (1..7), for decoders of stored bytes.
+bool IsFileTypeByte(uint8_t byte);
 
 // Nanoseconds since the Unix epoch.
 using TimeNs = int64_t;
@@ -55,6 +72,7 @@ struct Attributes {
   uint32_t gid = 0;
   uint64_t size = 0;       // bytes; for a symlink, the target's length
   uint32_t nlink = 1;
+  uint64_t rdev = 0;       // device number of a character or block device; else 0
   TimeNs atime = 0;
   TimeNs mtime = 0;
   TimeNs ctime = 0;

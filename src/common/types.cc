@@ -65,8 +65,25 @@ const char* FileTypeName(FileType type) {
     case FileType::kRegular: return "file";
     case FileType::kDirectory: return "dir";
     case FileType::kSymlink: return "symlink";
+    case FileType::kFifo: return "fifo";
+    case FileType::kSocket: return "socket";
+    case FileType::kCharDevice: return "chardev";
+    case FileType::kBlockDevice: return "blockdev";
   }
   return "unknown";
+}
+
+bool IsSpecialFile(FileType type) {
+  return type == FileType::kFifo || type == FileType::kSocket || IsDeviceFile(type);
+}
+
+bool IsDeviceFile(FileType type) {
+  return type == FileType::kCharDevice || type == FileType::kBlockDevice;
+}
+
+bool IsFileTypeByte(uint8_t byte) {
+  return byte >= static_cast<uint8_t>(FileType::kRegular) &&
+         byte <= static_cast<uint8_t>(FileType::kBlockDevice);
 }
 
 TimeNs NowNs() {

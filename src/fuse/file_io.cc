@@ -65,7 +65,7 @@ Result<std::pair<Attributes, OpenedFile>> Filesystem::Create(uint64_t parent, st
   // Held from the creation to the open: an unlink in between would delete the
   // file before it counts as open.
   std::shared_lock lock(namespace_mu_);
-  auto created = Mknod(parent, name, S_IFREG | (mode & 07777), caller);
+  auto created = Mknod(parent, name, S_IFREG | (mode & 07777), 0, caller);
   if (!created.ok()) {
     // Lost a race with another creator: without O_EXCL, open what is there.
     if (!(created.status().code() == StatusCode::kAlreadyExists) || (flags & O_EXCL))
@@ -265,10 +265,22 @@ Result<std::vector<DirItem>> Filesystem::ListDir(uint64_t ino) {
 
 Result<uint64_t> Filesystem::OpenDir(uint64_t ino) {
   VEXFS_ASSIGN_OR_RETURN(std::vector<DirItem> items, ListDir(ino));
+  VEXFS_ASSIGN_OR_RETURN(Attributes attr, GetAttr(ino));
   std::lock_guard handles(handles_mu_);
   uint64_t fh = next_handle_++;
-  dir_handles_[fh] = DirHandle{ino, true, std::move(items)};
+  dir_handles_[fh] = DirHandle{ino, true, std::move(items), attr};
   return fh;
+}
+
+std::optional<Attributes> Filesystem::RemovedOpenDir(uint64_t ino) {
+  std::lock_guard handles(handles_mu_);
+  for (const auto& [fh, dir] : dir_handles_) {
+    if (dir.ino != ino) continue;
+    Attributes attr = dir.attr;
+    attr.nlink = 0;
+    return attr;
+  }
+  return std::nullopt;
 }
 
 Result<std::vector<DirItem>*> Filesystem::DirListing(uint64_t fh, uint64_t offset) {
@@ -280,11 +292,14 @@ Result<std::vector<DirItem>*> Filesystem::DirListing(uint64_t fh, uint64_t offse
   if (!rewound) return &it->second.items;
   uint64_t ino = it->second.ino;
   handles.unlock();  // listing reads the store
-  VEXFS_ASSIGN_OR_RETURN(std::vector<DirItem> items, ListDir(ino));
+  auto items = ListDir(ino);
+  // A directory removed while open reads as empty, as on other file systems.
+  if (!items.ok() && items.status().code() == StatusCode::kNotFound) items = std::vector<DirItem>{};
+  VEXFS_RETURN_IF_ERROR(items.status());
   handles.lock();
   it = dir_handles_.find(fh);
   if (it == dir_handles_.end()) return Status::InvalidArgument("unknown directory handle");
-  it->second.items = std::move(items);
+  it->second.items = std::move(items).value();
   return &it->second.items;
 }
 

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <optional>
 #include <sys/stat.h>
 
 #include "fuse/virtual_tree.h"
@@ -100,7 +101,13 @@ void Filesystem::Forget(uint64_t ino, uint64_t count) {
 
 Result<Attributes> Filesystem::GetAttr(uint64_t ino) {
   if (IsVirtualIno(ino)) return virtual_tree_->GetAttr(ino);
-  return CurrentAttr(ino);
+  auto attr = CurrentAttr(ino);
+  if (attr.ok() || attr.status().code() != StatusCode::kNotFound) return attr;
+  // rmdir, or a rename over it, removed a directory that is still open: fstat
+  // on its descriptor sees it with no links, as POSIX asks (files are kept as
+  // orphans instead, so they never get here).
+  if (std::optional<Attributes> removed = RemovedOpenDir(ino)) return *removed;
+  return attr;
 }
 
 Result<Attributes> Filesystem::SetAttr(uint64_t ino, const SetAttrRequest& request) {
@@ -160,17 +167,34 @@ static Result<TreeEditor::NewNode> NewNodeIn(TreeEditor& ed, uint64_t parent, ui
   return node;
 }
 
+// The store's type for the type bits of a mknod() mode; nothing for a directory
+// or symlink, which have calls of their own.
+static std::optional<FileType> NodeTypeOf(uint32_t mode) {
+  switch (mode & S_IFMT) {
+    case 0:  // mknod(2): a zero type means a regular file
+    case S_IFREG: return FileType::kRegular;
+    case S_IFIFO: return FileType::kFifo;
+    case S_IFSOCK: return FileType::kSocket;
+    case S_IFCHR: return FileType::kCharDevice;
+    case S_IFBLK: return FileType::kBlockDevice;
+  }
+  return std::nullopt;
+}
+
 Result<Attributes> Filesystem::Mknod(uint64_t parent, std::string_view name, uint32_t mode,
-                                     const Caller& caller) {
+                                     uint64_t rdev, const Caller& caller) {
   VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(parent));
   VEXFS_RETURN_IF_ERROR(RefuseReservedName(parent, name));
-  if (!S_ISREG(mode)) {
-    return Status::NotSupported("only regular files, directories and symlinks can be stored");
-  }
+  std::optional<FileType> type = NodeTypeOf(mode);
+  if (!type) return Status::InvalidArgument("mknod of an unknown file type");
   Attributes attr;
   VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
     VEXFS_ASSIGN_OR_RETURN(auto node, NewNodeIn(ed, parent, mode, caller, false));
-    VEXFS_ASSIGN_OR_RETURN(attr, ed.CreateFile(parent, name, node));
+    if (*type == FileType::kRegular) {
+      VEXFS_ASSIGN_OR_RETURN(attr, ed.CreateFile(parent, name, node));
+    } else {
+      VEXFS_ASSIGN_OR_RETURN(attr, ed.MakeSpecialFile(parent, name, *type, rdev, node));
+    }
     return Status::Ok();
   }));
   return attr;

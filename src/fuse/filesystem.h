@@ -93,8 +93,10 @@ class Filesystem {
   Result<std::string> ReadLink(uint64_t ino);
 
   // Namespace changes.
+  // A regular file, FIFO, socket or device node, by the type bits of `mode`;
+  // `rdev` is kept for devices only.
   Result<Attributes> Mknod(uint64_t parent, std::string_view name, uint32_t mode,
-                           const Caller& caller);
+                           uint64_t rdev, const Caller& caller);
   Result<Attributes> Mkdir(uint64_t parent, std::string_view name, uint32_t mode,
                            const Caller& caller);
   Result<Attributes> Symlink(uint64_t parent, std::string_view name, std::string_view target,
@@ -102,7 +104,8 @@ class Filesystem {
   Result<Attributes> Link(uint64_t ino, uint64_t new_parent, std::string_view new_name);
   Status Unlink(uint64_t parent, std::string_view name);
   Status Rmdir(uint64_t parent, std::string_view name);
-  // `flags`: 0 or RENAME_NOREPLACE (RENAME_EXCHANGE is kNotSupported).
+  // `flags`: 0, RENAME_NOREPLACE or RENAME_EXCHANGE (anything else is
+  // kInvalidArgument).
   Status Rename(uint64_t parent, std::string_view name, uint64_t new_parent,
                 std::string_view new_name, unsigned flags);
 
@@ -164,6 +167,9 @@ class Filesystem {
   // The same, for a caller that holds namespace_mu_ (shared).
   Result<OpenedFile> OpenHandleLocked(uint64_t ino, int flags);
   Result<std::string> PathOf(uint64_t ino);
+  // The attributes, with no links, of a directory removed while a handle still
+  // has it open; nothing if none does.
+  std::optional<Attributes> RemovedOpenDir(uint64_t ino);
 
   // user.vexfs.embedding.<model> and user.vexfs.passages (index_xattrs.cc).
   static bool IsIndexXattr(std::string_view name);
@@ -193,6 +199,7 @@ class Filesystem {
     uint64_t ino = 0;
     bool fresh = true;  // listed at opendir and not yet read from offset 0
     std::vector<DirItem> items;
+    Attributes attr;  // at opendir: what fstat sees once the directory is removed
   };
   std::unordered_map<uint64_t, DirHandle> dir_handles_;
 

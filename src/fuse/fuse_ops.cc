@@ -26,6 +26,14 @@ mode_t TypeBits(FileType type) {
       return S_IFDIR;
     case FileType::kSymlink:
       return S_IFLNK;
+    case FileType::kFifo:
+      return S_IFIFO;
+    case FileType::kSocket:
+      return S_IFSOCK;
+    case FileType::kCharDevice:
+      return S_IFCHR;
+    case FileType::kBlockDevice:
+      return S_IFBLK;
     case FileType::kRegular:
       break;
   }
@@ -39,6 +47,7 @@ struct stat ToStat(const Attributes& a) {
   st.st_nlink = a.nlink;
   st.st_uid = a.uid;
   st.st_gid = a.gid;
+  st.st_rdev = static_cast<dev_t>(a.rdev);
   st.st_size = static_cast<off_t>(a.size);
   st.st_blksize = 128 * 1024;  // the size FUSE moves per request
   st.st_blocks = static_cast<blkcnt_t>((a.size + 511) / 512);
@@ -131,8 +140,8 @@ void OnReadlink(fuse_req_t req, fuse_ino_t ino) {
   fuse_reply_readlink(req, target->c_str());
 }
 
-void OnMknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t /*rdev*/) {
-  ReplyEntry(req, Fs(req).Mknod(parent, name, mode, CallerOf(req)));
+void OnMknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t rdev) {
+  ReplyEntry(req, Fs(req).Mknod(parent, name, mode, rdev, CallerOf(req)));
 }
 
 void OnMkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {

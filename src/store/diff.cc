@@ -17,6 +17,7 @@ struct Node {
   uint64_t size = 0;
   std::optional<ObjectId> id;  // content id; unknown only for dirty directories
   uint64_t ino = 0;            // working-tree side
+  uint64_t rdev = 0;           // devices: a different device number is a change
 };
 
 using Children = std::map<std::string, Node>;
@@ -40,7 +41,7 @@ class SnapshotSource : public DiffSource {
   Result<Children> List(const Node& dir) override {
     VEXFS_ASSIGN_OR_RETURN(Tree tree, objects_.GetTree(*dir.id));
     Children out;
-    for (const TreeEntry& e : tree.entries) out[e.name] = Node{e.type, e.mode, e.size, e.id, 0};
+    for (const TreeEntry& e : tree.entries) out[e.name] = Node{e.type, e.mode, e.size, e.id, 0, e.rdev};
     return out;
   }
 
@@ -69,12 +70,12 @@ class WorkingSource : public DiffSource {
  private:
   // Leaves always get an id: a dirty file's manifest id is computed, not stored.
   Result<Node> ToNode(uint64_t ino, const InodeRecord& rec) {
-    Node n{rec.type, rec.mode, rec.size, std::nullopt, ino};
+    Node n{rec.type, rec.mode, rec.size, std::nullopt, ino, rec.rdev};
     if (!rec.dirty && rec.cached) {
       n.id = rec.cached;
     } else if (rec.type == FileType::kSymlink) {
       n.id = ComputeObjectId(ObjectType::kChunk, rec.symlink_target);
-    } else if (rec.type == FileType::kRegular) {
+    } else if (rec.type != FileType::kDirectory) {  // files and special files
       VEXFS_ASSIGN_OR_RETURN(Manifest m, scope_->BuildManifest(ino, rec));
       n.id = ComputeObjectId(ObjectType::kManifest, EncodeManifest(m));
     }
@@ -133,7 +134,7 @@ class Differ {
       if (b_dir) VEXFS_RETURN_IF_ERROR(CollectChildren(b_, b, path, &added_));
       return Status::Ok();
     }
-    if (a.id != b.id || a.mode != b.mode) {
+    if (a.id != b.id || a.mode != b.mode || a.rdev != b.rdev) {
       entries_.push_back({DiffEntry::Kind::kModified, path, "", b.type});
     }
     return Status::Ok();

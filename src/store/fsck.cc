@@ -176,7 +176,13 @@ class Checker {
         Problem(where + " is malformed");
         continue;
       }
-      if (!inodes.count(key.substr(0, 12))) Problem(where + " belongs to no inode");
+      auto owner = inodes.find(key.substr(0, 12));
+      if (owner == inodes.end()) {
+        Problem(where + " belongs to no inode");
+      } else if (owner->second.type != FileType::kRegular) {
+        Problem(where + " belongs to a " + FileTypeName(owner->second.type) +
+                ", which has no content");
+      }
       ExpectObject(ObjectId::FromBytes(value), where);
     }
     return Status::Ok();

@@ -21,6 +21,7 @@ InodeRecord CleanRecord(const TreeEntry& entry, uint64_t parent, TimeNs now) {
   rec.ctime = now;
   rec.dirty = false;
   rec.cached = entry.id;
+  rec.rdev = entry.rdev;
   if (parent != 0) rec.parents = {parent};
   return rec;
 }
@@ -36,6 +37,10 @@ Status PutXattrs(TxnScope* scope, uint64_t ino, const XattrMap& xattrs) {
 Status MaterializeFile(TxnScope* scope, uint64_t ino, const TreeEntry& entry,
                        InodeRecord* rec) {
   VEXFS_ASSIGN_OR_RETURN(Manifest m, scope->objects().GetManifest(entry.id));
+  if (IsSpecialFile(entry.type) && m.size != 0) {
+    return Status::Corruption("the " + std::string(FileTypeName(entry.type)) + " '" +
+                              entry.name + "' has content in the snapshot");
+  }
   rec->size = m.size;
   for (uint64_t index = 0; index < m.chunks.size(); ++index) {
     if (!m.chunks[index].IsZero()) {

@@ -55,18 +55,23 @@ void PutEntry(Encoder* e, const TreeEntry& entry) {
   e->PutSignedVarint(entry.mtime);
   e->PutVarint(entry.size);
   e->PutId(entry.id);
+  if (IsDeviceFile(entry.type)) e->PutVarint(entry.rdev);
 }
 
 bool GetEntry(Decoder* d, TreeEntry* entry) {
   std::string_view name;
   uint8_t type;
   if (!d->GetBytes(&name) || !d->GetU8(&type)) return false;
-  if (type < 1 || type > 3) return false;
+  if (!IsFileTypeByte(type)) return false;
   entry->name = std::string(name);
   entry->type = static_cast<FileType>(type);
-  return d->GetVarint32(&entry->mode) && d->GetVarint32(&entry->uid) &&
-         d->GetVarint32(&entry->gid) && d->GetSignedVarint(&entry->mtime) &&
-         d->GetVarint(&entry->size) && d->GetId(&entry->id);
+  entry->rdev = 0;
+  bool ok = d->GetVarint32(&entry->mode) && d->GetVarint32(&entry->uid) &&
+            d->GetVarint32(&entry->gid) && d->GetSignedVarint(&entry->mtime) &&
+            d->GetVarint(&entry->size) && d->GetId(&entry->id);
+  if (!ok || (IsDeviceFile(entry->type) && !d->GetVarint(&entry->rdev))) return false;
+  // A special file has no content: a size would be bytes nothing can read.
+  return !IsSpecialFile(entry->type) || entry->size == 0;
 }
 
 // XXH3-64 of the payload, seeded with the id's first 8 bytes (little-endian)

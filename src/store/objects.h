@@ -42,7 +42,9 @@ struct TreeEntry {
   uint32_t gid = 0;
   TimeNs mtime = 0;
   uint64_t size = 0;
-  ObjectId id;  // tree, manifest, or (symlink) chunk holding the target
+  ObjectId id;  // tree, manifest (files and special files: their xattrs), or
+                // (symlink) chunk holding the target
+  uint64_t rdev = 0;  // device number; stored only for character and block devices
 };
 
 struct Tree {

@@ -19,6 +19,7 @@ Attributes InodeRecord::ToAttributes(uint64_t ino) const {
   a.gid = gid;
   a.size = size;
   a.nlink = nlink;
+  a.rdev = rdev;
   a.atime = atime;
   a.mtime = mtime;
   a.ctime = ctime;
@@ -43,6 +44,7 @@ std::string EncodeInode(const InodeRecord& r) {
   e.PutVarint(r.parents.size());
   for (uint64_t p : r.parents) e.PutVarint(p);
   e.PutBytes(r.symlink_target);
+  if (IsDeviceFile(r.type)) e.PutVarint(r.rdev);
   return e.Take();
 }
 
@@ -50,8 +52,8 @@ Status DecodeInode(std::string_view v, InodeRecord* r) {
   Decoder d(v);
   uint8_t version, type, flags;
   uint64_t nparents;
-  bool ok = d.GetU8(&version) && version == kRecordV1 && d.GetU8(&type) && type >= 1 &&
-            type <= 3 && d.GetVarint32(&r->mode) && d.GetVarint32(&r->uid) &&
+  bool ok = d.GetU8(&version) && version == kRecordV1 && d.GetU8(&type) &&
+            IsFileTypeByte(type) && d.GetVarint32(&r->mode) && d.GetVarint32(&r->uid) &&
             d.GetVarint32(&r->gid) && d.GetVarint(&r->size) && d.GetVarint32(&r->nlink) &&
             d.GetSignedVarint(&r->atime) && d.GetSignedVarint(&r->mtime) &&
             d.GetSignedVarint(&r->ctime) && d.GetU8(&flags);
@@ -72,8 +74,13 @@ Status DecodeInode(std::string_view v, InodeRecord* r) {
     if (!d.GetVarint(&p)) return Status::Corruption("malformed inode record");
   }
   std::string_view target;
-  if (!d.GetBytes(&target) || !d.done()) return Status::Corruption("malformed inode record");
+  if (!d.GetBytes(&target)) return Status::Corruption("malformed inode record");
   r->symlink_target = std::string(target);
+  r->rdev = 0;
+  if (IsDeviceFile(r->type) && !d.GetVarint(&r->rdev)) {
+    return Status::Corruption("malformed inode record");
+  }
+  if (!d.done()) return Status::Corruption("malformed inode record");
   return Status::Ok();
 }
 
@@ -117,7 +124,7 @@ std::string EncodeDirent(const DirentValue& dv) {
 Status DecodeDirent(std::string_view v, DirentValue* dv) {
   Decoder d(v);
   uint8_t type;
-  if (!d.GetVarint(&dv->ino) || !d.GetU8(&type) || type < 1 || type > 3 || !d.done()) {
+  if (!d.GetVarint(&dv->ino) || !d.GetU8(&type) || !IsFileTypeByte(type) || !d.done()) {
     return Status::Corruption("malformed directory entry");
   }
   dv->type = static_cast<FileType>(type);

@@ -34,6 +34,7 @@ struct InodeRecord {
   // root: none). Lets a write found by inode mark its ancestors dirty.
   std::vector<uint64_t> parents;
   std::string symlink_target;
+  uint64_t rdev = 0;  // device number; stored only for character and block devices
 
   Attributes ToAttributes(uint64_t ino) const;
 };

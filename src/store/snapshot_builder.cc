@@ -15,6 +15,7 @@ TreeEntry EntryFor(const std::string& name, const InodeRecord& rec, const Object
   e.mtime = rec.mtime;
   e.size = rec.size;
   e.id = id;
+  e.rdev = rec.rdev;
   return e;
 }
 
@@ -24,7 +25,7 @@ Result<ObjectId> WriteLeaf(TxnScope* scope, uint64_t ino, const InodeRecord& rec
   ObjectId id;
   if (rec.type == FileType::kSymlink) {
     VEXFS_ASSIGN_OR_RETURN(id, scope->objects().Put(ObjectType::kChunk, rec.symlink_target));
-  } else {
+  } else {  // a file, or a special file's empty manifest that carries its xattrs
     VEXFS_ASSIGN_OR_RETURN(Manifest m, scope->BuildManifest(ino, rec));
     VEXFS_ASSIGN_OR_RETURN(id, scope->objects().Put(ObjectType::kManifest, EncodeManifest(m)));
   }

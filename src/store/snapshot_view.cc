@@ -17,6 +17,7 @@ Attributes ToAttributes(const TreeEntry& e) {
   a.gid = e.gid;
   a.size = e.size;
   a.nlink = e.type == FileType::kDirectory ? 2 : 1;
+  a.rdev = e.rdev;
   a.atime = a.mtime = a.ctime = e.mtime;
   return a;
 }
@@ -92,8 +93,9 @@ Result<std::string> SnapshotView::Read(std::string_view path, uint64_t offset,
     if (e.type == FileType::kDirectory) {
       return Status::IsDirectory("'" + std::string(path) + "' is a directory");
     }
-    if (e.type == FileType::kSymlink) {
-      return Status::InvalidArgument("'" + std::string(path) + "' is a symlink");
+    if (e.type != FileType::kRegular) {
+      return Status::InvalidArgument("'" + std::string(path) + "' is a " +
+                                     FileTypeName(e.type) + ", not a regular file");
     }
     VEXFS_ASSIGN_OR_RETURN(internal::Manifest m, objects.GetManifest(e.id));
     VEXFS_ASSIGN_OR_RETURN(out, internal::ReadManifestRange(objects, m, offset, length));
@@ -122,7 +124,7 @@ Result<XattrMap> SnapshotView::Xattrs(std::string_view path) {
     if (e.type == FileType::kDirectory) {
       VEXFS_ASSIGN_OR_RETURN(internal::Tree tree, objects.GetTree(e.id));
       out = tree.xattrs;
-    } else if (e.type == FileType::kRegular) {
+    } else if (e.type != FileType::kSymlink) {  // files and special files
       VEXFS_ASSIGN_OR_RETURN(internal::Manifest m, objects.GetManifest(e.id));
       out = m.xattrs;
     }

@@ -81,7 +81,7 @@ static Status TouchDir(internal::TxnScope* scope, uint64_t dir, int nlink_delta)
 static Result<Attributes> CreateNode(internal::TxnScope* scope, uint64_t parent,
                                      std::string_view name, FileType type,
                                      const TreeEditor::NewNode& node,
-                                     std::string_view target) {
+                                     std::string_view target, uint64_t rdev = 0) {
   VEXFS_RETURN_IF_ERROR(ValidateFileName(name));
   VEXFS_RETURN_IF_ERROR(scope->LoadDir(parent).status());
   VEXFS_ASSIGN_OR_RETURN(auto existing, scope->FindEntry(parent, name));
@@ -96,6 +96,7 @@ static Result<Attributes> CreateNode(internal::TxnScope* scope, uint64_t parent,
   rec.atime = rec.mtime = rec.ctime = NowNs();
   rec.parents = {parent};
   rec.symlink_target = std::string(target);
+  rec.rdev = IsDeviceFile(type) ? rdev : 0;
   uint64_t ino = scope->AllocateIno();
   VEXFS_RETURN_IF_ERROR(scope->SaveInode(ino, rec));
   VEXFS_RETURN_IF_ERROR(scope->PutEntry(parent, name, DirentValue{ino, type}));
@@ -120,6 +121,16 @@ Result<Attributes> TreeEditor::Symlink(uint64_t parent, std::string_view name,
   NewNode link = node;
   link.mode = 0777;
   return CreateNode(scope_, parent, name, FileType::kSymlink, link, target);
+}
+
+Result<Attributes> TreeEditor::MakeSpecialFile(uint64_t parent, std::string_view name,
+                                               FileType type, uint64_t rdev,
+                                               const NewNode& node) {
+  if (!IsSpecialFile(type)) {
+    return Status::InvalidArgument(std::string("a ") + FileTypeName(type) +
+                                   " is not a special file");
+  }
+  return CreateNode(scope_, parent, name, type, node, "", rdev);
 }
 
 Result<std::string> TreeEditor::ReadLink(uint64_t ino) {

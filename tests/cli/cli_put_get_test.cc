@@ -1,6 +1,7 @@
 // `vexfs put` and `vexfs get` run as processes: files, whole directory trees with
 // symlinks, empty and binary files, stdin, and byte-for-byte round trips.
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -128,6 +129,40 @@ TEST_F(CliPutGetTest, GetFromSnapshot) {
   VexfsOk({"get", "--at", "s1", "d", Local("old")});
   EXPECT_EQ(ReadLocalFile(Local("old") + "/f.txt"), "old");
   EXPECT_EQ(VexfsOk({"get", "--at", "s1", "d/f.txt"}), "old");
+}
+
+TEST_F(CliPutGetTest, SpecialFilesTravelAsNodes) {
+  std::string src = Local("special");
+  fs::create_directories(src);
+  WriteLocalFile(src + "/a.txt", "a");
+  ASSERT_EQ(::mkfifo((src + "/pipe").c_str(), 0640), 0);
+  bool root = ::geteuid() == 0;
+  const dev_t tty = ::makedev(136, 3);
+  if (root) {
+    ASSERT_EQ(::mknod((src + "/tty").c_str(), S_IFCHR | 0620, tty), 0);
+  }
+  json totals = VexfsJson({"put", src, "sp"});
+  EXPECT_EQ(totals.at("files"), root ? 3 : 2);
+  json pipe = VexfsJson({"stat", "sp/pipe"});
+  EXPECT_EQ(pipe.at("type"), "fifo");
+  EXPECT_EQ(pipe.at("mode"), 0640);
+  EXPECT_EQ(pipe.at("size"), 0);
+  EXPECT_EQ(VexfsOk({"ls", "-l", "sp/pipe"}).substr(0, 10), "prw-r-----");
+  // A node has no bytes to print.
+  EXPECT_TRUE(FailedWith(Vexfs({"get", "sp/pipe"}), 4 /* invalid */, {"fifo", "local path"}));
+  VexfsOk({"get", "sp", Local("back")});
+  struct stat st {};
+  ASSERT_EQ(::lstat(Local("back/pipe").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_EQ(ReadLocalFile(Local("back/a.txt")), "a");
+  if (root) {
+    EXPECT_EQ(VexfsJson({"stat", "sp/tty"}).at("rdev"), tty);
+    ASSERT_EQ(::lstat(Local("back/tty").c_str(), &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode));
+    EXPECT_EQ(st.st_rdev, tty);
+  }
+  ExpectFsckClean();
 }
 
 }  // namespace

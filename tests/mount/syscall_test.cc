@@ -7,8 +7,11 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <sys/un.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -218,6 +221,30 @@ TEST_F(SyscallTest, RenameOverOpenFileKeepsItReadable) {
   EXPECT_EQ(ReadPath(P("old")), "new bytes");
 }
 
+TEST_F(SyscallTest, OpenDirectoryRemovedOrReplacedStatsWithNoLinks) {
+  ASSERT_EQ(::mkdir(P("a").c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir(P("b").c_str(), 0700), 0);
+  int fd = ::open(P("b").c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::rename(P("a").c_str(), P("b").c_str()), 0);  // replaces the empty b
+  struct stat st {};
+  ASSERT_EQ(::fstat(fd, &st), 0) << std::strerror(errno);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  EXPECT_EQ(st.st_nlink, 0u);
+  EXPECT_EQ(st.st_mode & 07777, 0700u);  // still the replaced directory
+  ::close(fd);
+  ASSERT_EQ(::stat(P("b").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);  // the name now holds the moved one
+  ASSERT_EQ(::mkdir(P("c").c_str(), 0755), 0);
+  fd = ::open(P("c").c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::rmdir(P("c").c_str()), 0);
+  ASSERT_EQ(::fstat(fd, &st), 0) << std::strerror(errno);
+  EXPECT_EQ(st.st_nlink, 0u);
+  ::close(fd);
+  EXPECT_EQ(ERRNO_OF(::stat(P("c").c_str(), &st)), ENOENT);
+}
+
 TEST_F(SyscallTest, DirectoryErrors) {
   ASSERT_EQ(::mkdir(P("d").c_str(), 0755), 0);
   EXPECT_EQ(ERRNO_OF(::mkdir(P("d").c_str(), 0755)), EEXIST);
@@ -284,6 +311,113 @@ TEST_F(SyscallTest, SymlinksAndHardLinks) {
   ASSERT_EQ(::mkdir(P("d").c_str(), 0755), 0);
   EXPECT_EQ(ERRNO_OF(::link(P("d").c_str(), P("d2").c_str())), EPERM);
   EXPECT_EQ(ERRNO_OF(::link(P("target").c_str(), P("hard").c_str())), EEXIST);
+}
+
+TEST_F(SyscallTest, FifosCarryDataBetweenProcesses) {
+  ASSERT_EQ(::mkfifo(P("pipe").c_str(), 0640), 0);
+  EXPECT_EQ(ERRNO_OF(::mkfifo(P("pipe").c_str(), 0640)), EEXIST);
+  struct stat st {};
+  ASSERT_EQ(::lstat(P("pipe").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_EQ(st.st_size, 0);
+  std::string path = P("pipe");
+  pid_t writer = ::fork();
+  ASSERT_GE(writer, 0);
+  if (writer == 0) {
+    int fd = ::open(path.c_str(), O_WRONLY);  // blocks until the reader opens
+    bool ok = fd >= 0 && ::write(fd, "through the pipe", 16) == 16;
+    ::_exit(ok && ::close(fd) == 0 ? 0 : 1);
+  }
+  int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  std::string got;
+  char buf[64];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof(buf))) > 0;) got.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  int status = 0;
+  ASSERT_EQ(::waitpid(writer, &status, 0), writer);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(got, "through the pipe");
+  // The store holds the node, typed, and nothing else.
+  CommandResult stat = RunVexfs({"--store", store(), "stat", "pipe", "--json"});
+  ASSERT_TRUE(stat.ok()) << stat.err;
+  EXPECT_NE(stat.out.find("\"type\":\"fifo\""), std::string::npos) << stat.out;
+  EXPECT_NE(stat.out.find("\"size\":0"), std::string::npos) << stat.out;
+  DIR* dir = ::opendir(mnt().c_str());
+  ASSERT_NE(dir, nullptr);
+  unsigned char type = DT_UNKNOWN;
+  while (dirent* e = ::readdir(dir)) {
+    if (std::string(e->d_name) == "pipe") type = e->d_type;
+  }
+  ::closedir(dir);
+  EXPECT_EQ(type, DT_FIFO);
+  ASSERT_EQ(::unlink(P("pipe").c_str()), 0);
+}
+
+TEST_F(SyscallTest, UnixSocketsBindAndConnect) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::string path = P("sock");
+  ASSERT_LT(path.size(), sizeof(addr.sun_path)) << "mount path too long for a socket";
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  auto* sa = reinterpret_cast<sockaddr*>(&addr);
+  int server = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(server, 0);
+  ASSERT_EQ(::bind(server, sa, sizeof(addr)), 0) << std::strerror(errno);
+  ASSERT_EQ(::listen(server, 1), 0);
+  struct stat st {};
+  ASSERT_EQ(::lstat(path.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISSOCK(st.st_mode));
+  int client = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(client, 0);
+  ASSERT_EQ(::connect(client, sa, sizeof(addr)), 0) << std::strerror(errno);
+  int conn = ::accept(server, nullptr, nullptr);
+  ASSERT_GE(conn, 0);
+  ASSERT_EQ(::send(client, "ping", 4, 0), 4);
+  char buf[8] = {};
+  ASSERT_EQ(::recv(conn, buf, sizeof(buf), 0), 4);
+  EXPECT_EQ(std::string(buf, 4), "ping");
+  for (int fd : {conn, client, server}) ::close(fd);
+  // A second bind on the same name fails as on any file system.
+  int again = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  EXPECT_EQ(ERRNO_OF(::bind(again, sa, sizeof(addr))), EADDRINUSE);
+  ::close(again);
+  ASSERT_EQ(::unlink(path.c_str()), 0);
+}
+
+TEST_F(SyscallTest, DeviceNodesKeepTheirNumbersInSnapshotsAndAcrossRemounts) {
+  const dev_t tty = ::makedev(136, 3), loop = ::makedev(7, 1);
+  int err = ERRNO_OF(::mknod(P("tty").c_str(), S_IFCHR | 0620, tty));
+  if (::geteuid() != 0) {  // the kernel checks CAP_MKNOD before asking the mount
+    EXPECT_EQ(err, EPERM);
+    return;
+  }
+  ASSERT_EQ(err, 0) << std::strerror(err);
+  ASSERT_EQ(::mknod(P("loop").c_str(), S_IFBLK | 0660, loop), 0);
+  ASSERT_EQ(::chmod(P("tty").c_str(), 0620), 0);  // past the umask
+  // Snapshots show every entry without write permission, so only the working
+  // tree is checked for the mode.
+  auto expect_nodes = [&](const std::string& dir, uint32_t tty_mode) {
+    struct stat st {};
+    ASSERT_EQ(::lstat((dir + "/tty").c_str(), &st), 0) << dir;
+    EXPECT_TRUE(S_ISCHR(st.st_mode));
+    EXPECT_EQ(st.st_rdev, tty);
+    EXPECT_EQ(st.st_mode & 07777, tty_mode);
+    ASSERT_EQ(::lstat((dir + "/loop").c_str(), &st), 0) << dir;
+    EXPECT_TRUE(S_ISBLK(st.st_mode));
+    EXPECT_EQ(st.st_rdev, loop);
+  };
+  expect_nodes(mnt(), 0620);
+  CommandResult snap = RunVexfs({"--store", store(), "snapshot", "create", "s1"});
+  ASSERT_TRUE(snap.ok()) << snap.err;
+  expect_nodes(P(".vexfs/snapshots/s1"), 0400);
+  ASSERT_EQ(::unlink(P("tty").c_str()), 0);
+  ASSERT_EQ(Unmount(), 0);
+  CommandResult restore = RunVexfs({"--store", store(), "restore", "s1"});
+  ASSERT_TRUE(restore.ok()) << restore.err;
+  Mount();
+  expect_nodes(mnt(), 0620);
 }
 
 TEST_F(SyscallTest, AttributesChange) {

@@ -116,8 +116,34 @@ TEST(RecordsTest, DirentRoundTripAndDamage) {
   EXPECT_EQ(out.type, in.type);
   ExpectPrefixesRejected<DirentValue>(encoded, DecodeDirent);
   std::string bad = encoded;
-  bad.back() = 4;
+  bad.back() = 8;  // one past the last file type (block device)
   EXPECT_CODE(DecodeDirent(bad, &out), StatusCode::kCorruption);
+  bad.back() = 0;
+  EXPECT_CODE(DecodeDirent(bad, &out), StatusCode::kCorruption);
+}
+
+TEST(RecordsTest, DeviceInodesKeepTheirNumberAndOtherTypesStoreNone) {
+  InodeRecord dev = SampleInode();
+  dev.type = FileType::kBlockDevice;
+  dev.symlink_target.clear();
+  dev.size = 0;
+  dev.rdev = (uint64_t{259} << 32) | 7;  // a number wider than 32 bits
+  std::string encoded = EncodeInode(dev);
+  InodeRecord out;
+  ASSERT_OK(DecodeInode(encoded, &out));
+  EXPECT_EQ(out.type, FileType::kBlockDevice);
+  EXPECT_EQ(out.rdev, dev.rdev);
+  ExpectPrefixesRejected<InodeRecord>(encoded, DecodeInode);  // a missing rdev too
+  // A FIFO has no device number: none is written, and decoding clears a stale one.
+  InodeRecord fifo = dev;
+  fifo.type = FileType::kFifo;
+  ASSERT_OK(DecodeInode(EncodeInode(fifo), &out));
+  EXPECT_EQ(out.type, FileType::kFifo);
+  EXPECT_EQ(out.rdev, 0u);
+  EXPECT_LT(EncodeInode(fifo).size(), encoded.size());
+  std::string bad_type = encoded;
+  bad_type[1] = 8;
+  EXPECT_CODE(DecodeInode(bad_type, &out), StatusCode::kCorruption);
 }
 
 TEST(RecordsTest, KeysSortNumerically) {
@@ -191,6 +217,28 @@ TEST(ObjectsTest, TreeRoundTripAndDamage) {
   Tree duplicate = in;
   duplicate.entries[1].name = duplicate.entries[0].name;
   EXPECT_CODE(DecodeTree(EncodeTree(duplicate), &out), StatusCode::kCorruption);
+}
+
+TEST(ObjectsTest, TreeEntriesOfSpecialFilesCarryDevicesAndNoContent) {
+  Tree in;
+  in.entries.push_back({"a-fifo", FileType::kFifo, 0600, 1, 2, 5, 0, IdOf("m")});
+  in.entries.push_back({"b-tty", FileType::kCharDevice, 0620, 0, 5, 6, 0, IdOf("m"),
+                        (uint64_t{136} << 8) | 3});
+  in.entries.push_back({"c-sock", FileType::kSocket, 0755, 0, 0, 7, 0, IdOf("m")});
+  std::string encoded = EncodeTree(in);
+  Tree out;
+  ASSERT_OK(DecodeTree(encoded, &out));
+  ASSERT_EQ(out.entries.size(), 3u);
+  EXPECT_EQ(out.entries[0].type, FileType::kFifo);
+  EXPECT_EQ(out.entries[1].type, FileType::kCharDevice);
+  EXPECT_EQ(out.entries[1].rdev, in.entries[1].rdev);
+  EXPECT_EQ(out.entries[2].type, FileType::kSocket);
+  EXPECT_EQ(out.entries[2].rdev, 0u);
+  ExpectPrefixesRejected<Tree>(encoded, DecodeTree);
+  // A special file with a size would claim bytes that nothing can read.
+  Tree sized = in;
+  sized.entries[0].size = 1;
+  EXPECT_CODE(DecodeTree(EncodeTree(sized), &out), StatusCode::kCorruption);
 }
 
 TEST(ObjectsTest, CommitRoundTripAndDamage) {

@@ -125,8 +125,22 @@ std::string FormatBytes(uint64_t bytes) {
   return buf;
 }
 
+// The first letter of `ls -l`.
+static const char* TypeLetter(FileType type) {
+  switch (type) {
+    case FileType::kDirectory: return "d";
+    case FileType::kSymlink: return "l";
+    case FileType::kFifo: return "p";
+    case FileType::kSocket: return "s";
+    case FileType::kCharDevice: return "c";
+    case FileType::kBlockDevice: return "b";
+    case FileType::kRegular: break;
+  }
+  return "-";
+}
+
 std::string ModeString(const Attributes& a) {
-  std::string s = a.type == FileType::kDirectory ? "d" : a.type == FileType::kSymlink ? "l" : "-";
+  std::string s = TypeLetter(a.type);
   const char* rwx = "rwxrwxrwx";
   for (int i = 0; i < 9; ++i) s += (a.mode & (0400 >> i)) ? rwx[i] : '-';
   return s;
@@ -137,6 +151,7 @@ nlohmann::json AttributesJson(const Attributes& a) {
   j["type"] = FileTypeName(a.type);
   j["mode"] = a.mode;
   j["size"] = a.size;
+  if (IsDeviceFile(a.type)) j["rdev"] = a.rdev;
   j["uid"] = a.uid;
   j["gid"] = a.gid;
   j["nlink"] = a.nlink;

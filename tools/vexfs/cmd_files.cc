@@ -1,4 +1,5 @@
 // File commands: init, cat, ls, stat, mkdir, rm, rmdir, mv.
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -176,6 +177,9 @@ void AddStat(CLI::App& app, Context& ctx) {
                 args->path.c_str(), FileTypeName(attr->type), ModeString(*attr).c_str(),
                 attr->mode, static_cast<unsigned long long>(attr->size), attr->uid, attr->gid,
                 attr->nlink, FormatTime(attr->mtime).c_str());
+    if (IsDeviceFile(attr->type)) {
+      std::printf("device: %u:%u\n", ::major(attr->rdev), ::minor(attr->rdev));
+    }
     for (const auto& [k, v] : *xattrs) std::printf("xattr: %s=%s\n", k.c_str(), v.c_str());
   });
 }

@@ -35,6 +35,7 @@ struct PutItem {
   FileType type = FileType::kRegular;
   uint32_t mode = 0644;
   uint64_t size = 0;
+  uint64_t rdev = 0;  // devices only
 };
 
 struct PutTotals {
@@ -89,20 +90,39 @@ Status PutSymlink(TreeEditor& ed, const PutItem& item) {
   return ed.Symlink(parent, pn.name, target.string(), NodeFor(0777)).status();
 }
 
+// A FIFO, socket or device node, as `cp -R` recreates one: the node, not its data.
+Status PutSpecialFile(TreeEditor& ed, const PutItem& item) {
+  VEXFS_ASSIGN_OR_RETURN(ParentAndName pn, SplitParent(item.store_path));
+  VEXFS_ASSIGN_OR_RETURN(uint64_t parent, ed.MakeDirs(pn.parent, NodeFor(0755)));
+  auto existing = ed.Lookup(parent, pn.name);
+  if (existing.ok()) VEXFS_RETURN_IF_ERROR(ed.Unlink(parent, pn.name));
+  return ed.MakeSpecialFile(parent, pn.name, item.type, item.rdev, NodeFor(item.mode)).status();
+}
+
 Status PutItemInto(TreeEditor& ed, const PutItem& item) {
   switch (item.type) {
     case FileType::kDirectory: return ed.MakeDirs(item.store_path, NodeFor(item.mode)).status();
     case FileType::kSymlink: return PutSymlink(ed, item);
     case FileType::kRegular: return PutLocalFile(ed, item);
+    default: return PutSpecialFile(ed, item);
   }
-  return Status::Ok();
+}
+
+FileType TypeOfMode(mode_t mode) {
+  if (S_ISDIR(mode)) return FileType::kDirectory;
+  if (S_ISLNK(mode)) return FileType::kSymlink;
+  if (S_ISFIFO(mode)) return FileType::kFifo;
+  if (S_ISSOCK(mode)) return FileType::kSocket;
+  if (S_ISCHR(mode)) return FileType::kCharDevice;
+  if (S_ISBLK(mode)) return FileType::kBlockDevice;
+  return FileType::kRegular;
 }
 
 PutItem ItemFromStat(const std::string& local, const std::string& dest, const struct stat& st) {
-  PutItem item{local, dest, FileType::kRegular, static_cast<uint32_t>(st.st_mode & 07777),
+  PutItem item{local, dest, TypeOfMode(st.st_mode), static_cast<uint32_t>(st.st_mode & 07777),
                static_cast<uint64_t>(st.st_size)};
-  if (S_ISDIR(st.st_mode)) item.type = FileType::kDirectory;
-  if (S_ISLNK(st.st_mode)) item.type = FileType::kSymlink;
+  if (IsSpecialFile(item.type)) item.size = 0;
+  if (IsDeviceFile(item.type)) item.rdev = st.st_rdev;
   return item;
 }
 
@@ -117,7 +137,6 @@ Status CollectTree(const std::string& root, const std::string& dest,
     std::string local = it->path().string();
     struct stat st;
     if (::lstat(local.c_str(), &st) != 0) return ErrnoError("stat '" + local + "'");
-    if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) continue;
     // lexically: fs::relative() would resolve symlinks and name their targets.
     std::string rel = it->path().lexically_relative(root).generic_string();
     items->push_back(ItemFromStat(local, JoinPath(dest, rel), st));
@@ -208,11 +227,9 @@ Status RunPut(Store& store, const PutArgs& raw_args, PutTotals* totals) {
     VEXFS_RETURN_IF_ERROR(SplitParent(args.dest).status());
     VEXFS_RETURN_IF_ERROR(CollectTree(args.local, args.dest, &items));
     if (args.dest.empty()) items.erase(items.begin());  // the root exists already
-  } else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
+  } else {
     std::string dest = FileDestination(store, args.branch, args.local, args.dest);
     items.push_back(ItemFromStat(args.local, dest, st));
-  } else {
-    return Status::InvalidArgument("'" + args.local + "' is not a file, directory or symlink");
   }
   return PutBatches(*tree, items, totals);
 }
@@ -250,6 +267,24 @@ Status WriteLocalFile(TreeView& view, const std::string& path, const Attributes&
   return st;
 }
 
+// mknod(2) of a FIFO, socket or device node; a device needs CAP_MKNOD, and
+// without it the error names the path rather than skipping it quietly.
+Status MakeLocalSpecialFile(const std::string& path, const Attributes& attr,
+                            const std::string& local) {
+  const char* name = FileTypeName(attr.type);
+  if (local == "-") {
+    return Status::InvalidArgument("'" + path + "' is a " + name + "; give a local path");
+  }
+  mode_t bits = attr.type == FileType::kFifo     ? S_IFIFO
+                : attr.type == FileType::kSocket ? S_IFSOCK
+                : attr.type == FileType::kCharDevice ? S_IFCHR
+                                                     : S_IFBLK;
+  if (::mknod(local.c_str(), bits | (attr.mode & 07777), static_cast<dev_t>(attr.rdev)) != 0) {
+    return ErrnoError(std::string("create ") + name + " '" + local + "'");
+  }
+  return Status::Ok();
+}
+
 Status GetTree(TreeView& view, const std::string& path, const std::string& local,
                uint64_t* files) {
   VEXFS_ASSIGN_OR_RETURN(Attributes attr, view.Stat(path));
@@ -257,6 +292,7 @@ Status GetTree(TreeView& view, const std::string& path, const std::string& local
     ++*files;
     return WriteLocalFile(view, path, attr, local);
   }
+  if (IsSpecialFile(attr.type)) return MakeLocalSpecialFile(path, attr, local);
   if (attr.type == FileType::kSymlink) {
     VEXFS_ASSIGN_OR_RETURN(std::string target, view.ReadLink(path));
     std::error_code ec;
