@@ -5,11 +5,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -17,11 +19,25 @@
 #include "fuse/filesystem.h"
 #include "fuse/fuse_ops.h"
 #include "fuse/mount_lock.h"
+#include "fuse/mount_table.h"
 #include "vexfs/index.h"
 #include "vexfs/store.h"
 
 namespace vexfs::fuse {
 namespace {
+
+// How long `vexfs umount` waits for the daemon to let go of its branch.
+constexpr std::chrono::milliseconds kDaemonExitWait{60000};
+
+// `path` with symlinks resolved, as the mount table shows it (as given if it
+// cannot be resolved).
+std::string Resolved(const std::string& path) {
+  char* real = ::realpath(path.c_str(), nullptr);
+  if (real == nullptr) return path;
+  std::string out(real);
+  std::free(real);
+  return out;
+}
 
 // Options the kernel or libfuse take as they are.
 const std::set<std::string_view> kPassedThrough = {
@@ -139,7 +155,7 @@ Status Serve(const MountOptions& o, const std::function<void(const Status&)>& re
     auto tree = (*store)->Tree(o.branch);
     if (!tree.ok()) return fail(tree.status());
     fs_options.branch = (*tree)->branch();  // the lock names the branch, not ""
-    auto locked = MountLock::Acquire(o.store_path, fs_options.branch);
+    auto locked = MountLock::Acquire(o.store_path, fs_options.branch, Resolved(o.mountpoint));
     if (!locked.ok()) return fail(locked.status());
     lock = std::move(*locked);
   }
@@ -246,6 +262,9 @@ Status RunMount(const MountOptions& options) {
 }
 
 Status Unmount(const std::string& mountpoint) {
+  // Which store is served there, found before the mount goes away.
+  std::string resolved = Resolved(mountpoint);
+  std::optional<std::string> store = VexfsStoreMountedAt(resolved);
   pid_t child = ::fork();
   if (child < 0) return ErrnoStatus("fork");
   if (child == 0) {
@@ -260,6 +279,8 @@ Status Unmount(const std::string& mountpoint) {
   if (WEXITSTATUS(wstatus) != 0) {
     return Status::InvalidArgument("'" + mountpoint + "' could not be unmounted (see above)");
   }
+  // The daemon is still flushing and closing; the branch is free once it exits.
+  if (store) return MountLock::AwaitRelease(*store, resolved, kDaemonExitWait);
   return Status::Ok();
 }
 

@@ -3,6 +3,7 @@
 // store, shutdown by signal, a killed daemon, and the mount(8) helper.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -14,6 +15,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "fuse/mount_lock.h"
+#include "fuse/mount_table.h"
 #include "mount/mount_test_util.h"
 
 namespace vexfs::mount_test {
@@ -291,6 +294,70 @@ TEST_F(ViewsTest, ASecondWritableMountOfTheBranchIsRefused) {
     EXPECT_TRUE(IsMountPoint(second));
     EXPECT_TRUE(RunVexfs({"umount", second}).ok());
   }
+}
+
+TEST_F(ViewsTest, UmountReturnsOnlyOnceTheBranchIsFree) {
+  std::string lock_file = store() + "/mounts/main";
+  for (int round = 0; round < 3; ++round) {
+    // Work for the daemon's shutdown: buffered bytes to flush, an index to stop.
+    ASSERT_EQ(WritePath(P("round.txt"), std::string(4 << 20, 'a' + round)), 0);
+    CommandResult umount = RunVexfs({"umount", mnt()});
+    ASSERT_TRUE(umount.ok()) << umount.err;
+    int fd = ::open(lock_file.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0) << lock_file;
+    EXPECT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0) << "round " << round
+                                                   << ": the old daemon still holds the branch";
+    ::close(fd);
+    ASSERT_EQ(Unmount(), 0);  // reaps the daemon
+    Mount();  // at once, as a script would
+  }
+  EXPECT_EQ(ReadPath(P("round.txt")), std::string(4 << 20, 'c'));
+}
+
+TEST_F(ViewsTest, AMountWaitsForADepartingDaemonButNotForALiveOne) {
+  // A lock held for a mount point that is no longer mounted is a daemon on its
+  // way out: the next mount waits for it instead of failing as busy.
+  std::string other_store = store().substr(0, store().rfind('/')) + "/lock-only";
+  ASSERT_EQ(::mkdir(other_store.c_str(), 0755), 0);
+  auto departing = fuse::MountLock::Acquire(other_store, "main", "/nowhere/mounted");
+  ASSERT_TRUE(departing.ok()) << departing.status().ToString();
+  std::thread exiting([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    departing->reset();
+  });
+  auto start = std::chrono::steady_clock::now();
+  auto next = fuse::MountLock::Acquire(other_store, "main", "/new/mount");
+  auto waited = std::chrono::steady_clock::now() - start;
+  exiting.join();
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  EXPECT_GE(waited, std::chrono::milliseconds(250));
+  // umount's wait: released in time is fine, held past the timeout is kBusy.
+  EXPECT_TRUE(fuse::MountLock::AwaitRelease(other_store, "/elsewhere",
+                                            std::chrono::milliseconds(50)).ok());
+  Status held = fuse::MountLock::AwaitRelease(other_store, "/new/mount",
+                                              std::chrono::milliseconds(50));
+  EXPECT_EQ(held.code(), StatusCode::kBusy) << held.ToString();
+  // The branch this fixture mounted is live: refused at once, naming where.
+  start = std::chrono::steady_clock::now();
+  auto live = fuse::MountLock::Acquire(store(), "main", "/another/place");
+  EXPECT_EQ(live.status().code(), StatusCode::kBusy);
+  EXPECT_NE(live.status().message().find(mnt()), std::string::npos) << live.status().ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+TEST(MountTableTest, FindsTheStoreServedAtAPath) {
+  const char* table =
+      "22 1 0:21 / /proc rw,nosuid - proc proc rw\n"
+      "40 22 0:35 / /tmp/a\\040b rw,nosuid,nodev - fuse.vexfs vexfs:/s/one\\040store rw\n"
+      "41 22 0:36 / /tmp/c rw shared:5 - fuse.vexfs vexfs:/s/two rw\n"
+      "42 41 0:37 / /tmp/c rw - tmpfs tmpfs rw\n"
+      "43 22 0:38 / /tmp/d rw - fuse.other vexfs:/s/three rw\n";
+  EXPECT_EQ(fuse::VexfsStoreMountedAt(table, "/tmp/a b"), "/s/one store");
+  EXPECT_EQ(fuse::VexfsStoreMountedAt(table, "/tmp/c"), std::nullopt);  // hidden by tmpfs
+  EXPECT_EQ(fuse::VexfsStoreMountedAt(table, "/tmp/d"), std::nullopt);  // not VexFS
+  EXPECT_EQ(fuse::VexfsStoreMountedAt(table, "/proc"), std::nullopt);
+  EXPECT_EQ(fuse::VexfsStoreMountedAt(table, "/tmp"), std::nullopt);
+  EXPECT_EQ(fuse::VexfsStoreMountedAt("", "/tmp/a b"), std::nullopt);
 }
 
 TEST(MountErrorsTest, BadArgumentsFailWithClearErrors) {
