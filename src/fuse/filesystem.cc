@@ -87,12 +87,31 @@ Result<Attributes> Filesystem::WithBuffer(const Attributes& attr) {
 Result<Attributes> Filesystem::Lookup(uint64_t parent, std::string_view name) {
   if (IsVirtualIno(parent)) return virtual_tree_->Lookup(parent, name);
   if (parent == kRootIno && name == kVirtualRootName) return virtual_tree_->Root();
+  if (name == "." || name == "..") return LookupForHandle(parent, name);
   Attributes attr;
   VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
     VEXFS_ASSIGN_OR_RETURN(attr, ed.Lookup(parent, name));
     return Status::Ok();
   }));
   return WithBuffer(attr);
+}
+
+// The kernel asks for "." only to open a file handle (open_by_handle_at, an NFS
+// export) whose inode it no longer caches, and for ".." to reconnect such a
+// directory to its parent; the VFS resolves both itself otherwise. A handle of
+// an inode that is gone (deleted, or renumbered by a restore) gets ENOENT, which
+// the kernel reports as ESTALE.
+Result<Attributes> Filesystem::LookupForHandle(uint64_t ino, std::string_view name) {
+  if (name == ".") return CurrentAttr(ino);
+  uint64_t parent = kRootIno;
+  VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(std::string path, ed.PathOf(ino));
+    size_t slash = path.rfind('/');
+    if (slash == std::string::npos) return Status::Ok();  // in the root (or the root)
+    VEXFS_ASSIGN_OR_RETURN(parent, ed.ResolvePath(path.substr(0, slash)));
+    return Status::Ok();
+  }));
+  return CurrentAttr(parent);
 }
 
 void Filesystem::Forget(uint64_t ino, uint64_t count) {

@@ -167,6 +167,8 @@ class Filesystem {
   // The same, for a caller that holds namespace_mu_ (shared).
   Result<OpenedFile> OpenHandleLocked(uint64_t ino, int flags);
   Result<std::string> PathOf(uint64_t ino);
+  // Lookup of "." or ".." in `ino`: what exported file handles need.
+  Result<Attributes> LookupForHandle(uint64_t ino, std::string_view name);
   // The attributes, with no links, of a directory removed while a handle still
   // has it open; nothing if none does.
   std::optional<Attributes> RemovedOpenDir(uint64_t ino);

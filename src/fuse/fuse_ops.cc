@@ -94,6 +94,9 @@ void OnInit(void* /*userdata*/, fuse_conn_info* conn) {
   // No kernel write-back cache: writes come here, where they are buffered per
   // inode and every handle sees them (docs/mount.md).
   conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+  // File handles (name_to_handle_at, NFS export) stay valid after the kernel
+  // drops the inode and across remounts: it looks them up as "." (filesystem.cc).
+  if (conn->capable & FUSE_CAP_EXPORT_SUPPORT) conn->want |= FUSE_CAP_EXPORT_SUPPORT;
 }
 
 void OnLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {

@@ -420,6 +420,61 @@ TEST_F(SyscallTest, DeviceNodesKeepTheirNumbersInSnapshotsAndAcrossRemounts) {
   expect_nodes(mnt(), 0620);
 }
 
+// name_to_handle_at's handle, its buffer sized for any file system.
+struct Handle {
+  file_handle head;
+  unsigned char bytes[MAX_HANDLE_SZ];
+};
+
+TEST_F(SyscallTest, FileHandlesOpenAfterARemountAndGoStaleWhenTheFileIsGone) {
+  ASSERT_EQ(::mkdir(P("d").c_str(), 0755), 0);
+  ASSERT_EQ(WritePath(P("d/g"), "deep"), 0);
+  ASSERT_EQ(WritePath(P("f"), "top"), 0);
+  Handle f{}, g{}, d{};
+  int mount_id = 0;
+  for (auto [path, h] : {std::pair{P("f"), &f}, std::pair{P("d/g"), &g}, std::pair{P("d"), &d}}) {
+    h->head.handle_bytes = MAX_HANDLE_SZ;
+    ASSERT_EQ(::name_to_handle_at(AT_FDCWD, path.c_str(), &h->head, &mount_id, 0), 0)
+        << path << ": " << std::strerror(errno);
+  }
+  struct stat d_before {};
+  ASSERT_EQ(::stat(P("d").c_str(), &d_before), 0);
+  // A new mount has none of these inodes cached, as an NFS server after a restart.
+  ASSERT_EQ(Unmount(), 0);
+  Mount();
+  int root = ::open(mnt().c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(root, 0);
+  int fd = ::open_by_handle_at(root, &f.head, O_RDONLY);
+  if (::geteuid() != 0) {  // opening by handle needs CAP_DAC_READ_SEARCH
+    EXPECT_EQ(fd < 0 ? errno : 0, EPERM);
+    ::close(root);
+    return;
+  }
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  char buf[16] = {};
+  EXPECT_EQ(::read(fd, buf, sizeof(buf)), 3);
+  EXPECT_EQ(std::string(buf, 3), "top");
+  ::close(fd);
+  fd = ::open_by_handle_at(root, &g.head, O_RDONLY);
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  EXPECT_EQ(::read(fd, buf, sizeof(buf)), 4);
+  ::close(fd);
+  fd = ::open_by_handle_at(root, &d.head, O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  struct stat d_after {};
+  ASSERT_EQ(::fstat(fd, &d_after), 0);
+  EXPECT_EQ(d_after.st_ino, d_before.st_ino);
+  ::close(fd);
+  ::close(root);
+  ASSERT_EQ(::unlink(P("f").c_str()), 0);
+  ASSERT_EQ(Unmount(), 0);
+  Mount();
+  root = ::open(mnt().c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(root, 0);
+  EXPECT_EQ(ERRNO_OF(::open_by_handle_at(root, &f.head, O_RDONLY)), ESTALE);
+  ::close(root);
+}
+
 TEST_F(SyscallTest, AttributesChange) {
   ASSERT_EQ(WritePath(P("f"), "x"), 0);
   ASSERT_EQ(::chmod(P("f").c_str(), 0600), 0);
