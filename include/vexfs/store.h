@@ -146,6 +146,16 @@ class TreeEditor {
   Status Truncate(uint64_t ino, uint64_t size);
   // Replaces the whole content of a regular file.
   Status ReplaceContent(uint64_t ino, std::string_view data);
+  // Zeros bytes [offset, offset + length) that lie inside the file, keeping its
+  // size (fallocate's punch hole); whole chunks become holes.
+  Status ZeroRange(uint64_t ino, uint64_t offset, uint64_t length);
+  // Copies up to `length` bytes from `src` at `src_offset` to `dst` at
+  // `dst_offset` (extending it as needed) and returns how many it copied: 0 at
+  // or past the source's end, and possibly fewer than asked (call again). When
+  // both offsets are chunk-aligned the chunks are shared, not copied.
+  // kInvalidArgument for overlapping ranges of one file.
+  Result<uint64_t> CopyRange(uint64_t src, uint64_t src_offset, uint64_t dst,
+                             uint64_t dst_offset, uint64_t length);
 
   struct AttrChange {
     std::optional<uint32_t> mode;

@@ -1,5 +1,6 @@
 // Filesystem: open files, buffered reads and writes, directories, xattrs, statfs.
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
@@ -220,6 +221,59 @@ Status Filesystem::Release(uint64_t ino, uint64_t fh) {
 Status Filesystem::Fsync(uint64_t ino, uint64_t fh) {
   VEXFS_RETURN_IF_ERROR(Flush(ino, fh));
   return SyncStore();
+}
+
+// Writes `ino`'s buffered bytes to the store; the returned lock (empty if the
+// inode is not open) keeps new writes out until the caller's change is made.
+Result<std::unique_lock<std::mutex>> Filesystem::FlushAndHold(uint64_t ino) {
+  auto state = open_files_.Find(ino);
+  std::unique_lock<std::mutex> lock;
+  if (state) {
+    lock = std::unique_lock(state->mu);
+    VEXFS_RETURN_IF_ERROR(FlushState(ino, *state));
+  }
+  return lock;
+}
+
+Status Filesystem::Fallocate(uint64_t ino, int mode, uint64_t offset, uint64_t length) {
+  VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(ino));
+  const int known = FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE;
+  if (mode & ~known) return Status::NotSupported("fallocate mode " + std::to_string(mode));
+  bool punch = mode & FALLOC_FL_PUNCH_HOLE, zero = mode & FALLOC_FL_ZERO_RANGE;
+  bool keep_size = mode & FALLOC_FL_KEEP_SIZE;
+  if ((punch && !keep_size) || (punch && zero)) {
+    return Status::InvalidArgument("punching a hole needs FALLOC_FL_KEEP_SIZE alone");
+  }
+  if (length == 0) return Status::InvalidArgument("fallocate of zero bytes");
+  if (offset > kMaxFileSize || length > kMaxFileSize - offset) {
+    return Status::FileTooLarge("fallocate past the 1 TiB file size limit");
+  }
+  VEXFS_ASSIGN_OR_RETURN(auto hold, FlushAndHold(ino));
+  return Edit([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(Attributes attr, ed.GetAttr(ino));
+    if (!keep_size && offset + length > attr.size) {
+      VEXFS_RETURN_IF_ERROR(ed.Truncate(ino, offset + length));  // reads as zeros
+    }
+    if (punch || zero) VEXFS_RETURN_IF_ERROR(ed.ZeroRange(ino, offset, length));
+    return Status::Ok();
+  });
+}
+
+Result<uint64_t> Filesystem::CopyFileRange(uint64_t src, uint64_t src_offset, uint64_t dst,
+                                           uint64_t dst_offset, uint64_t length) {
+  VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(dst));
+  if (IsVirtualIno(src)) return Status::NotSupported("copy from a generated file");
+  { VEXFS_ASSIGN_OR_RETURN(auto flushed, FlushAndHold(src)); }  // one lock at a time
+  std::unique_lock<std::mutex> hold;
+  if (dst != src) {
+    VEXFS_ASSIGN_OR_RETURN(hold, FlushAndHold(dst));
+  }
+  uint64_t copied = 0;
+  VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(copied, ed.CopyRange(src, src_offset, dst, dst_offset, length));
+    return Status::Ok();
+  }));
+  return copied;
 }
 
 Status Filesystem::SyncStore() {

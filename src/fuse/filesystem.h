@@ -118,6 +118,14 @@ class Filesystem {
   Status Flush(uint64_t ino, uint64_t fh);
   Status Release(uint64_t ino, uint64_t fh);
   Status Fsync(uint64_t ino, uint64_t fh);
+  // fallocate(2): `mode` 0 or FALLOC_FL_KEEP_SIZE, optionally with
+  // FALLOC_FL_PUNCH_HOLE (which needs KEEP_SIZE) or FALLOC_FL_ZERO_RANGE; other
+  // modes are kNotSupported. Nothing is reserved: the store is sparse.
+  Status Fallocate(uint64_t ino, int mode, uint64_t offset, uint64_t length);
+  // copy_file_range(2): bytes copied (maybe fewer than asked); chunk-aligned
+  // ranges share chunks instead of copying them.
+  Result<uint64_t> CopyFileRange(uint64_t src, uint64_t src_offset, uint64_t dst,
+                                 uint64_t dst_offset, uint64_t length);
 
   // Directories: the listing is taken at OpenDir and served by offset from it;
   // a read from offset 0 after the first (rewinddir) takes it again, so entries
@@ -155,6 +163,7 @@ class Filesystem {
   // `attr` as read from the store, corrected if the file has buffered writes.
   Result<Attributes> WithBuffer(const Attributes& attr);
   Status FlushState(uint64_t ino, InodeState& state);
+  Result<std::unique_lock<std::mutex>> FlushAndHold(uint64_t ino);
   // Flushes `state` if `incoming` more bytes would pass a buffer limit.
   Status FlushIfFull(uint64_t ino, InodeState& state, uint64_t incoming);
   // Under memory pressure: flushes other files' buffers (their locks are taken

@@ -227,6 +227,24 @@ void OnFsync(fuse_req_t req, fuse_ino_t ino, int /*datasync*/, fuse_file_info* f
   ReplyErr(req, Fs(req).Fsync(ino, fi->fh));
 }
 
+void OnFallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
+                 fuse_file_info* /*fi*/) {
+  if (offset < 0 || length <= 0) return ReplyErr(req, Status::InvalidArgument("bad range"));
+  ReplyErr(req, Fs(req).Fallocate(ino, mode, static_cast<uint64_t>(offset),
+                                  static_cast<uint64_t>(length)));
+}
+
+void OnCopyFileRange(fuse_req_t req, fuse_ino_t ino_in, off_t off_in, fuse_file_info* /*fi_in*/,
+                     fuse_ino_t ino_out, off_t off_out, fuse_file_info* /*fi_out*/, size_t len,
+                     int flags) {
+  if (flags != 0) return ReplyErr(req, Status::InvalidArgument("copy_file_range flags"));
+  if (off_in < 0 || off_out < 0) return ReplyErr(req, Status::InvalidArgument("bad offset"));
+  auto copied = Fs(req).CopyFileRange(ino_in, static_cast<uint64_t>(off_in), ino_out,
+                                      static_cast<uint64_t>(off_out), len);
+  if (!copied.ok()) return ReplyErr(req, copied.status());
+  fuse_reply_write(req, static_cast<size_t>(*copied));
+}
+
 void OnOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   auto fh = Fs(req).OpenDir(ino);
   if (!fh.ok()) return ReplyErr(req, fh.status());
@@ -326,6 +344,8 @@ void OnCreateOps(fuse_lowlevel_ops* ops) {
   ops->flush = OnFlush;
   ops->release = OnRelease;
   ops->fsync = OnFsync;
+  ops->fallocate = OnFallocate;
+  ops->copy_file_range = OnCopyFileRange;
   ops->opendir = OnOpendir;
   ops->readdir = OnReaddir;
   ops->releasedir = OnReleasedir;

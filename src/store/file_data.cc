@@ -7,18 +7,22 @@
 
 #include "store/store_impl.h"
 
+#include "store/file_chunks.h"
+
 namespace vexfs {
 
 using internal::InodeRecord;
 using internal::kChunkSize;
 
+namespace internal {
 namespace {
 
 bool AllZero(std::string_view data) {
   return std::all_of(data.begin(), data.end(), [](char c) { return c == 0; });
 }
 
-// Canonical length of chunk `index` in a file of `size` bytes.
+}  // namespace
+
 uint64_t ChunkLength(uint64_t size, uint64_t index) {
   uint64_t start = index * kChunkSize;
   return start >= size ? 0 : std::min(kChunkSize, size - start);
@@ -35,7 +39,6 @@ Result<InodeRecord> LoadRegular(internal::TxnScope* scope, uint64_t ino) {
   return rec;
 }
 
-// The bytes of chunk `index`, zero-padded or cut to `length`.
 Result<std::string> LoadChunk(internal::TxnScope* scope, uint64_t ino, uint64_t index,
                               uint64_t length) {
   VEXFS_ASSIGN_OR_RETURN(auto id, scope->GetChunk(ino, index));
@@ -55,8 +58,8 @@ Status StoreChunk(internal::TxnScope* scope, uint64_t ino, uint64_t index,
 }
 
 // Re-stores chunk `index` at its canonical length for a file of `new_size` bytes.
-Status RecutChunk(internal::TxnScope* scope, uint64_t ino, uint64_t index,
-                  uint64_t new_size) {
+static Status RecutChunk(internal::TxnScope* scope, uint64_t ino, uint64_t index,
+                         uint64_t new_size) {
   VEXFS_ASSIGN_OR_RETURN(std::string bytes,
                          LoadChunk(scope, ino, index, ChunkLength(new_size, index)));
   return StoreChunk(scope, ino, index, bytes);
@@ -88,10 +91,6 @@ Status SaveChanged(internal::TxnScope* scope, uint64_t ino, InodeRecord* rec) {
   return scope->MarkDirty(ino);
 }
 
-}  // namespace
-
-namespace internal {
-
 // Appends bytes [from, to) of a chunk whose stored bytes are `bytes`.
 static void AppendRange(std::string* out, std::string_view bytes, uint64_t from, uint64_t to) {
   if (from < bytes.size()) {
@@ -122,6 +121,13 @@ Result<std::string> ReadManifestRange(const ObjectTable& objects, const Manifest
 }
 
 }  // namespace internal
+
+using internal::ChunkLength;
+using internal::LoadChunk;
+using internal::LoadRegular;
+using internal::ResizeChunks;
+using internal::SaveChanged;
+using internal::StoreChunk;
 
 Result<std::string> TreeEditor::Read(uint64_t ino, uint64_t offset, uint64_t length) {
   VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, LoadRegular(scope_, ino));

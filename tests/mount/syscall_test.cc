@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/falloc.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -20,6 +21,8 @@
 #include <cstring>
 #include <functional>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "mount/mount_test_util.h"
 
@@ -473,6 +476,81 @@ TEST_F(SyscallTest, FileHandlesOpenAfterARemountAndGoStaleWhenTheFileIsGone) {
   ASSERT_GE(root, 0);
   EXPECT_EQ(ERRNO_OF(::open_by_handle_at(root, &f.head, O_RDONLY)), ESTALE);
   ::close(root);
+}
+
+TEST_F(SyscallTest, FallocateModes) {
+  int fd = ::open(P("f").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  auto size = [&] {
+    struct stat st {};
+    EXPECT_EQ(::fstat(fd, &st), 0);
+    return st.st_size;
+  };
+  ASSERT_EQ(::fallocate(fd, 0, 0, 1 << 20), 0) << std::strerror(errno);
+  EXPECT_EQ(size(), 1 << 20);
+  ASSERT_EQ(::fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 4 << 20), 0);
+  EXPECT_EQ(size(), 1 << 20);
+  std::string data(1 << 20, 'd');
+  ASSERT_EQ(::pwrite(fd, data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
+  // The write is still buffered: the punch must land after it, not under it.
+  ASSERT_EQ(::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 1000, 200000), 0);
+  EXPECT_EQ(size(), 1 << 20);
+  std::fill(data.begin() + 1000, data.begin() + 201000, '\0');
+  std::string back(data.size(), 'x');
+  ASSERT_EQ(::pread(fd, back.data(), back.size(), 0), static_cast<ssize_t>(back.size()));
+  EXPECT_TRUE(back == data) << "punched range does not read as zeros";
+  ASSERT_EQ(::fallocate(fd, FALLOC_FL_ZERO_RANGE, (1 << 20) - 10, 30), 0);
+  EXPECT_EQ(size(), (1 << 20) + 20);  // zero range without KEEP_SIZE extends
+  char tail[30];
+  ASSERT_EQ(::pread(fd, tail, sizeof(tail), (1 << 20) - 10), 30);
+  EXPECT_EQ(std::string(tail, 30), std::string(30, '\0'));
+  EXPECT_EQ(ERRNO_OF(::fallocate(fd, FALLOC_FL_PUNCH_HOLE, 0, 10)), EOPNOTSUPP);  // kernel: needs KEEP_SIZE
+  EXPECT_EQ(ERRNO_OF(::fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, 0, 65536)), EOPNOTSUPP);
+  EXPECT_EQ(ERRNO_OF(::fallocate(fd, 0, 0, 0)), EINVAL);
+  ::close(fd);
+  CommandResult cat = RunVexfs({"--store", store(), "cat", "f"});
+  ASSERT_TRUE(cat.ok()) << cat.err;
+  EXPECT_EQ(cat.out.size(), (1u << 20) + 20);
+  EXPECT_TRUE(cat.out.substr(0, data.size() - 10) == data.substr(0, data.size() - 10));
+}
+
+TEST_F(SyscallTest, CopyFileRangeSharesChunks) {
+  std::string content(8 << 20, '\0');
+  for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>((i * 2654435761u) >> 13);
+  ASSERT_EQ(WritePath(P("src"), content), 0);
+  auto object_bytes = [&] {
+    CommandResult stats = RunVexfs({"--store", store(), "--json", "info"});
+    EXPECT_TRUE(stats.ok()) << stats.err;
+    return nlohmann::json::parse(stats.out).at("object_bytes").get<uint64_t>();
+  };
+  CommandResult snap = RunVexfs({"--store", store(), "snapshot", "create", "s0"});
+  ASSERT_TRUE(snap.ok()) << snap.err;
+  uint64_t before = object_bytes();
+  int in = ::open(P("src").c_str(), O_RDONLY);
+  int out = ::open(P("dst").c_str(), O_WRONLY | O_CREAT, 0644);
+  ASSERT_GE(in, 0);
+  ASSERT_GE(out, 0);
+  size_t total = 0;
+  while (total < content.size()) {
+    ssize_t n = ::copy_file_range(in, nullptr, out, nullptr, content.size() - total, 0);
+    ASSERT_GT(n, 0) << std::strerror(errno);
+    total += static_cast<size_t>(n);
+  }
+  ::close(in);
+  ::close(out);
+  EXPECT_TRUE(ReadPath(P("dst")) == content);
+  snap = RunVexfs({"--store", store(), "snapshot", "create", "s1"});
+  ASSERT_TRUE(snap.ok()) << snap.err;
+  // The copy added a manifest, trees and a commit, no chunk data.
+  EXPECT_LT(object_bytes() - before, 256u * 1024);
+  // An unaligned destination still copies the right bytes.
+  in = ::open(P("src").c_str(), O_RDONLY);
+  out = ::open(P("shifted").c_str(), O_WRONLY | O_CREAT, 0644);
+  loff_t in_off = 0, out_off = 3;
+  ASSERT_EQ(::copy_file_range(in, &in_off, out, &out_off, 100000, 0), 100000);
+  ::close(in);
+  ::close(out);
+  EXPECT_EQ(ReadPath(P("shifted")), std::string(3, '\0') + content.substr(0, 100000));
 }
 
 TEST_F(SyscallTest, AttributesChange) {

@@ -4,6 +4,7 @@
 // deduplication of equal content.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -292,6 +293,36 @@ std::vector<std::pair<std::string, WriteMethod>> WriteMethods() {
          size_t tail = c.find_last_not_of('\0') + 1;
          VEXFS_RETURN_IF_ERROR(ed.Write(ino, 0, std::string_view(c).substr(0, tail)));
          return ed.Truncate(ino, c.size());
+       }},
+      {"garbage punched out", [](TreeEditor& ed, uint64_t ino, const std::string& c) {
+         // Every zero byte starts as garbage and is zeroed by ZeroRange.
+         std::string dirty = c;
+         for (char& ch : dirty) ch = ch == '\0' ? 'z' : ch;
+         VEXFS_RETURN_IF_ERROR(ed.Write(ino, 0, dirty));
+         for (size_t pos = 0; (pos = c.find('\0', pos)) != std::string::npos;) {
+           size_t end = std::min(c.find_first_not_of('\0', pos), c.size());
+           VEXFS_RETURN_IF_ERROR(ed.ZeroRange(ino, pos, end - pos));
+           pos = end;
+         }
+         return Status::Ok();
+       }},
+      {"copied from another file", [](TreeEditor& ed, uint64_t ino, const std::string& c) {
+         // Chunk-aligned, so the chunks are shared by reference.
+         VEXFS_ASSIGN_OR_RETURN(Attributes src, ed.CreateFile(kRootIno, "copy-source", {}));
+         VEXFS_RETURN_IF_ERROR(ed.Write(src.ino, 0, c));
+         VEXFS_ASSIGN_OR_RETURN(uint64_t n, ed.CopyRange(src.ino, 0, ino, 0, c.size()));
+         if (n != c.size()) return Status::IOError("short aligned copy");
+         return ed.Unlink(kRootIno, "copy-source");
+       }},
+      {"copied in unaligned pieces", [](TreeEditor& ed, uint64_t ino, const std::string& c) {
+         VEXFS_ASSIGN_OR_RETURN(Attributes src, ed.CreateFile(kRootIno, "copy-source", {}));
+         VEXFS_RETURN_IF_ERROR(ed.Write(src.ino, 0, c));
+         for (uint64_t pos = 0; pos < c.size();) {
+           VEXFS_ASSIGN_OR_RETURN(uint64_t n, ed.CopyRange(src.ino, pos, ino, pos, 10007));
+           if (n == 0) return Status::IOError("copy stopped early");
+           pos += n;
+         }
+         return ed.Unlink(kRootIno, "copy-source");
        }},
       {"garbage overwritten", [](TreeEditor& ed, uint64_t ino, const std::string& c) {
          VEXFS_RETURN_IF_ERROR(ed.Write(ino, 0, std::string(c.size() + 99999, 'g')));

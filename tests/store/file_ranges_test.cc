@@ -1,0 +1,197 @@
+// Tests for the chunk-level range operations of working-tree files: ZeroRange
+// (fallocate's punch hole and zero range) and CopyRange (copy_file_range),
+// against an in-memory model, plus chunk sharing, errors and atomicity.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "test_util.h"
+#include "vexfs/store.h"
+
+namespace vexfs {
+namespace {
+
+using test::Random;
+using test::StoreTest;
+
+constexpr uint64_t kChunk = 64 * 1024;  // the store's chunk size
+
+class FileRangesTest : public StoreTest {
+ protected:
+  uint64_t NewFile(std::string_view path, const std::string& content) {
+    EXPECT_OK(Put(path, content));
+    return Ino(path);
+  }
+  Status ZeroRange(uint64_t ino, uint64_t offset, uint64_t length) {
+    return Edit([&](TreeEditor& ed) { return ed.ZeroRange(ino, offset, length); });
+  }
+  // Copies until `length` bytes are done or the source ends, as a caller of
+  // copy_file_range loops; returns the total.
+  Result<uint64_t> CopyAll(uint64_t src, uint64_t src_off, uint64_t dst, uint64_t dst_off,
+                           uint64_t length) {
+    uint64_t total = 0;
+    while (total < length) {
+      uint64_t n = 0;
+      VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
+        VEXFS_ASSIGN_OR_RETURN(n, ed.CopyRange(src, src_off + total, dst, dst_off + total,
+                                               length - total));
+        return Status::Ok();
+      }));
+      if (n == 0) break;
+      total += n;
+    }
+    return total;
+  }
+};
+
+void ModelZero(std::string* model, uint64_t offset, uint64_t length) {
+  if (offset >= model->size()) return;
+  uint64_t n = std::min<uint64_t>(length, model->size() - offset);
+  std::fill(model->begin() + static_cast<ptrdiff_t>(offset),
+            model->begin() + static_cast<ptrdiff_t>(offset + n), '\0');
+}
+
+void ModelCopy(const std::string& src, uint64_t src_off, std::string* dst, uint64_t dst_off,
+               uint64_t length) {
+  if (src_off >= src.size()) return;
+  std::string part = src.substr(src_off, length);
+  if (dst->size() < dst_off + part.size()) dst->resize(dst_off + part.size(), '\0');
+  dst->replace(dst_off, part.size(), part);
+}
+
+TEST_F(FileRangesTest, ZeroRangeZerosOnlyInsideTheFileAndKeepsItsSize) {
+  Random rng(11);
+  std::string model = rng.Bytes(3 * kChunk + kChunk / 2);
+  uint64_t f = NewFile("f", model);
+  struct Range {
+    uint64_t offset, length;
+  };
+  for (Range r : {Range{10, 100}, Range{kChunk - 5, 10}, Range{kChunk, kChunk},
+                  Range{2 * kChunk + 1, 5 * kChunk}, Range{model.size() + 10, 100},
+                  Range{0, 1}}) {
+    SCOPED_TRACE(std::to_string(r.offset) + "+" + std::to_string(r.length));
+    ASSERT_OK(ZeroRange(f, r.offset, r.length));
+    ModelZero(&model, r.offset, r.length);
+    ASSERT_EQ(Content("f"), model);
+  }
+  ASSIGN_OR_FAIL(Attributes attr, tree().Stat("f"));
+  EXPECT_EQ(attr.size, 3 * kChunk + kChunk / 2);
+  ASSERT_OK(Edit([](TreeEditor& ed) { return ed.Mkdir(kRootIno, "d", {}).status(); }));
+  EXPECT_CODE(ZeroRange(Ino("d"), 0, 10), StatusCode::kIsDirectory);
+  EXPECT_TRUE(test::FsckClean(store()));
+}
+
+TEST_F(FileRangesTest, ZeroingAWholeFileLeavesOnlyHoles) {
+  uint64_t f = NewFile("f", Random(3).Bytes(4 * kChunk));
+  ASSERT_OK(Put("zeros", ""));
+  uint64_t z = Ino("zeros");
+  ASSERT_OK(Edit([&](TreeEditor& ed) { return ed.Truncate(z, 4 * kChunk); }));
+  ASSERT_OK(ZeroRange(f, 0, 4 * kChunk));
+  ASSERT_OK(Snap("s"));
+  // Equal bytes give equal manifests: the punched file, renamed, pairs with the
+  // removed all-hole file as a rename.
+  ASSERT_OK(Edit([](TreeEditor& ed) -> Status {
+    VEXFS_RETURN_IF_ERROR(ed.Unlink(kRootIno, "zeros"));
+    return ed.Rename(kRootIno, "f", kRootIno, "g");
+  }));
+  ASSIGN_OR_FAIL(auto diff, store().Diff("s", kWorkingName));
+  ASSERT_EQ(diff.size(), 2u);
+  EXPECT_EQ(diff[0].path, "f");
+  EXPECT_EQ(diff[0].kind, DiffEntry::Kind::kRemoved);
+  EXPECT_EQ(diff[1].path, "g");
+  EXPECT_EQ(diff[1].kind, DiffEntry::Kind::kRenamed) << DiffKindName(diff[1].kind);
+  EXPECT_EQ(diff[1].old_path, "zeros");
+}
+
+TEST_F(FileRangesTest, CopyRangeMatchesAModel) {
+  Random rng(test::EnvOr("VEXFS_TEST_SEED", 5150));
+  std::string src_model = rng.Bytes(5 * kChunk + 1234);
+  std::string dst_model = rng.Bytes(2 * kChunk + 99);
+  uint64_t src = NewFile("src", src_model);
+  uint64_t dst = NewFile("dst", dst_model);
+  for (int round = 0; round < 40; ++round) {
+    // Half the offsets chunk-aligned (the sharing path), half anywhere.
+    auto offset = [&](uint64_t limit) {
+      uint64_t o = rng.Uniform(0, limit);
+      return rng.Chance(0.5) ? o / kChunk * kChunk : o;
+    };
+    uint64_t src_off = offset(src_model.size() + kChunk);
+    uint64_t dst_off = offset(dst_model.size() + 2 * kChunk);
+    uint64_t length = rng.Uniform(1, 3 * kChunk);
+    SCOPED_TRACE("round " + std::to_string(round) + ": " + std::to_string(src_off) + " -> " +
+                 std::to_string(dst_off) + " +" + std::to_string(length));
+    ASSIGN_OR_FAIL(uint64_t copied, CopyAll(src, src_off, dst, dst_off, length));
+    uint64_t expected =
+        src_off >= src_model.size() ? 0 : std::min(length, src_model.size() - src_off);
+    EXPECT_EQ(copied, expected);
+    ModelCopy(src_model, src_off, &dst_model, dst_off, length);
+    ASSERT_EQ(Content("dst"), dst_model);
+    ASSERT_EQ(Content("src"), src_model);
+  }
+  // Within one file, ranges that do not overlap.
+  ASSIGN_OR_FAIL(uint64_t copied, CopyAll(src, 0, src, 3 * kChunk, kChunk + 7));
+  EXPECT_EQ(copied, kChunk + 7);
+  ModelCopy(std::string(src_model), 0, &src_model, 3 * kChunk, kChunk + 7);
+  EXPECT_EQ(Content("src"), src_model);
+  EXPECT_TRUE(test::FsckClean(store()));
+}
+
+TEST_F(FileRangesTest, AlignedCopiesShareChunksAndStayIndependent) {
+  const std::string content = Random(8).Bytes(10 * 1024 * 1024 + 321);
+  uint64_t src = NewFile("big", content);
+  ASSERT_OK(Put("copy", ""));
+  uint64_t dst = Ino("copy");
+  ASSIGN_OR_FAIL(StoreStats before, store().Stats());
+  ASSIGN_OR_FAIL(uint64_t copied, CopyAll(src, 0, dst, 0, content.size()));
+  EXPECT_EQ(copied, content.size());
+  ASSERT_OK(Snap("s"));
+  ASSIGN_OR_FAIL(StoreStats after, store().Stats());
+  // Trees, two manifests and a commit; no chunk is stored twice (the short last
+  // chunk is shared too, since it lands as the copy's last chunk).
+  EXPECT_LT(after.object_bytes - before.object_bytes, 64u * 1024);
+  EXPECT_EQ(Content("copy"), content);
+  // Changing the source afterwards leaves the copy alone.
+  ASSERT_OK(Edit([&](TreeEditor& ed) { return ed.Write(src, 5, "CHANGED"); }));
+  EXPECT_EQ(Content("copy"), content);
+  // The control: a copy one byte off the chunk grid stores the bytes again.
+  ASSERT_OK(Put("shifted", ""));
+  ASSIGN_OR_FAIL(uint64_t shifted, CopyAll(src, 0, Ino("shifted"), 1, content.size()));
+  EXPECT_EQ(shifted, content.size());
+  ASSIGN_OR_FAIL(StoreStats byte_copy, store().Stats());
+  EXPECT_GE(byte_copy.object_bytes - after.object_bytes, content.size());
+}
+
+TEST_F(FileRangesTest, CopyRangeRefusesBadRanges) {
+  uint64_t f = NewFile("f", Random(1).Bytes(3 * kChunk));
+  uint64_t g = NewFile("g", "");
+  auto copy = [&](uint64_t s, uint64_t so, uint64_t d, uint64_t dof, uint64_t len) {
+    return Edit([&](TreeEditor& ed) { return ed.CopyRange(s, so, d, dof, len).status(); });
+  };
+  EXPECT_CODE(copy(f, 0, f, kChunk, 2 * kChunk), StatusCode::kInvalidArgument);  // overlap
+  EXPECT_CODE(copy(f, 0, g, kMaxFileSize - 10, kChunk), StatusCode::kFileTooLarge);
+  ASSIGN_OR_FAIL(uint64_t none, CopyAll(f, 3 * kChunk, g, 0, 100));  // at the end
+  EXPECT_EQ(none, 0u);
+  ASSERT_OK(Edit([](TreeEditor& ed) { return ed.Mkdir(kRootIno, "d", {}).status(); }));
+  EXPECT_CODE(copy(f, 0, Ino("d"), 0, 10), StatusCode::kIsDirectory);
+  ASSIGN_OR_FAIL(Attributes attr, tree().Stat("g"));
+  EXPECT_EQ(attr.size, 0u);
+}
+
+TEST_F(FileRangesTest, AFailedEditKeepsNoPartOfACopyOrAPunch) {
+  const std::string content = Random(2).Bytes(4 * kChunk);
+  uint64_t f = NewFile("f", content);
+  uint64_t g = NewFile("g", "old");
+  EXPECT_CODE(Edit([&](TreeEditor& ed) -> Status {
+                VEXFS_RETURN_IF_ERROR(ed.CopyRange(f, 0, g, 0, content.size()).status());
+                VEXFS_RETURN_IF_ERROR(ed.ZeroRange(f, 0, content.size()));
+                return Status::IOError("injected failure after the changes");
+              }),
+              StatusCode::kIOError);
+  EXPECT_EQ(Content("g"), "old");
+  EXPECT_EQ(Content("f"), content);
+  EXPECT_TRUE(test::FsckClean(store()));
+}
+
+}  // namespace
+}  // namespace vexfs
