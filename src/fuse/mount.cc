@@ -29,16 +29,6 @@ namespace {
 // How long `vexfs umount` waits for the daemon to let go of its branch.
 constexpr std::chrono::milliseconds kDaemonExitWait{60000};
 
-// `path` with symlinks resolved, as the mount table shows it (as given if it
-// cannot be resolved).
-std::string Resolved(const std::string& path) {
-  char* real = ::realpath(path.c_str(), nullptr);
-  if (real == nullptr) return path;
-  std::string out(real);
-  std::free(real);
-  return out;
-}
-
 // Options the kernel or libfuse take as they are.
 const std::set<std::string_view> kPassedThrough = {
     "nosuid",   "suid",       "nodev",       "dev",        "noexec",  "exec", "noatime", "atime",
@@ -155,7 +145,8 @@ Status Serve(const MountOptions& o, const std::function<void(const Status&)>& re
     auto tree = (*store)->Tree(o.branch);
     if (!tree.ok()) return fail(tree.status());
     fs_options.branch = (*tree)->branch();  // the lock names the branch, not ""
-    auto locked = MountLock::Acquire(o.store_path, fs_options.branch, Resolved(o.mountpoint));
+    auto locked =
+        MountLock::Acquire(o.store_path, fs_options.branch, ResolvedPath(o.mountpoint));
     if (!locked.ok()) return fail(locked.status());
     lock = std::move(*locked);
   }
@@ -228,14 +219,17 @@ Status ApplyMountOptionList(std::string_view list, MountOptions* options) {
     std::string_view opt = list.substr(0, comma);
     list = comma == std::string_view::npos ? "" : list.substr(comma + 1);
     if (opt.empty() || kIgnored.count(opt)) continue;
-    if (opt == "ro") {
-      options->read_only = true;
-    } else if (opt == "rw") {
-      options->read_only = false;
+    if (opt == "ro" || opt == "rw") {
+      options->read_only = opt == "ro";
+      options->read_only_given = true;
+    } else if (opt == "remount") {
+      options->remount = true;
     } else if (opt == "allow_other") {
       options->allow_other = true;
+      options->allow_other_given = true;
     } else if (opt.substr(0, 7) == "branch=") {
       options->branch = std::string(opt.substr(7));
+      options->branch_given = true;
     } else if (kPassedThrough.count(opt)) {
       options->passthrough.emplace_back(opt);
     } else {
@@ -246,6 +240,7 @@ Status ApplyMountOptionList(std::string_view list, MountOptions* options) {
 }
 
 Status RunMount(const MountOptions& options) {
+  if (options.remount) return Remount(options);
   if (options.foreground || options.debug) {
     return Serve(options, [](const Status&) {});
   }
@@ -263,7 +258,7 @@ Status RunMount(const MountOptions& options) {
 
 Status Unmount(const std::string& mountpoint) {
   // Which store is served there, found before the mount goes away.
-  std::string resolved = Resolved(mountpoint);
+  std::string resolved = ResolvedPath(mountpoint);
   std::optional<std::string> store = VexfsStoreMountedAt(resolved);
   pid_t child = ::fork();
   if (child < 0) return ErrnoStatus("fork");

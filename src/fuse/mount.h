@@ -20,6 +20,10 @@ struct MountOptions {
   bool allow_other = false;  // other users may use the mount (needs root or user_allow_other)
   bool debug = false;        // libfuse's request trace on stderr (implies foreground)
   std::vector<std::string> passthrough;  // nosuid, nodev, noexec, noatime, ...
+  bool remount = false;           // -o remount: change a running mount's flags
+  bool read_only_given = false;   // ro or rw was said (remount keeps the current one if not)
+  bool allow_other_given = false;
+  bool branch_given = false;
 };
 
 // Applies one -o list ("ro,allow_other,branch=b"). Knows ro/rw, allow_other,
@@ -32,6 +36,13 @@ Status ApplyMountOptionList(std::string_view list, MountOptions* options);
 // when serving ends; otherwise it returns as soon as the mount is ready (or has
 // failed, with the reason) and a daemon process serves it.
 Status RunMount(const MountOptions& options);
+
+// -o remount, as mount(8) asks a helper: changes the per-mount flags of the
+// running VexFS mount at options.mountpoint (ro/rw, nosuid/suid, nodev/dev,
+// noexec/exec, the atime options) without restarting its daemon. What the
+// daemon was started with cannot change: rw on a daemon serving read-only,
+// another branch, or allow_other on or off are refused (kNotSupported).
+Status Remount(const MountOptions& options);
 
 // Unmounts through fusermount3 (works for non-root users and for a mount whose
 // daemon died).

@@ -1,6 +1,7 @@
 // VexfsStoreMountedAt: a scan of /proc/self/mountinfo (see mount_table.h).
 #include "fuse/mount_table.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -39,11 +40,11 @@ std::vector<std::string_view> Fields(std::string_view line) {
 
 }  // namespace
 
-std::optional<std::string> VexfsStoreMountedAt(std::string_view mountinfo,
-                                               const std::string& mountpoint) {
+std::optional<VexfsMount> VexfsMountAt(std::string_view mountinfo,
+                                       const std::string& mountpoint) {
   // "id parent major:minor root mountpoint options [optional...] - fstype source super"
   constexpr std::string_view kSourcePrefix = "vexfs:";
-  std::optional<std::string> found;
+  std::optional<VexfsMount> found;
   size_t start = 0;
   while (start < mountinfo.size()) {
     size_t end = mountinfo.find('\n', start);
@@ -52,21 +53,54 @@ std::optional<std::string> VexfsStoreMountedAt(std::string_view mountinfo,
     start = end + 1;
     size_t dash = 6;
     while (dash < f.size() && f[dash] != "-") ++dash;
-    if (f.size() < 5 || dash + 2 >= f.size() || Unescape(f[4]) != mountpoint) continue;
+    if (f.size() < 6 || dash + 2 >= f.size() || Unescape(f[4]) != mountpoint) continue;
     // A newer mount on the same path hides the older: the last line decides.
     std::string source = Unescape(f[dash + 2]);
-    bool vexfs = f[dash + 1] == "fuse.vexfs" && source.rfind(kSourcePrefix, 0) == 0;
-    found = vexfs ? std::optional<std::string>(source.substr(kSourcePrefix.size()))
-                  : std::nullopt;
+    found.reset();
+    if (f[dash + 1] == "fuse.vexfs" && source.rfind(kSourcePrefix, 0) == 0) {
+      std::string super = dash + 3 < f.size() ? std::string(f[dash + 3]) : "";
+      found = VexfsMount{source.substr(kSourcePrefix.size()), std::string(f[5]), super};
+    }
   }
   return found;
 }
 
-std::optional<std::string> VexfsStoreMountedAt(const std::string& mountpoint) {
+std::optional<VexfsMount> VexfsMountAt(const std::string& mountpoint) {
   std::ifstream in("/proc/self/mountinfo");
   std::stringstream text;
   text << in.rdbuf();
-  return VexfsStoreMountedAt(text.str(), mountpoint);
+  return VexfsMountAt(text.str(), mountpoint);
+}
+
+std::optional<std::string> VexfsStoreMountedAt(std::string_view mountinfo,
+                                               const std::string& mountpoint) {
+  auto mount = VexfsMountAt(mountinfo, mountpoint);
+  if (!mount) return std::nullopt;
+  return mount->store;
+}
+
+std::optional<std::string> VexfsStoreMountedAt(const std::string& mountpoint) {
+  auto mount = VexfsMountAt(mountpoint);
+  if (!mount) return std::nullopt;
+  return mount->store;
+}
+
+std::string ResolvedPath(const std::string& path) {
+  char* real = ::realpath(path.c_str(), nullptr);
+  if (real == nullptr) return path;
+  std::string out(real);
+  std::free(real);
+  return out;
+}
+
+bool HasOption(std::string_view options, std::string_view option) {
+  while (!options.empty()) {
+    size_t comma = options.find(',');
+    if (options.substr(0, comma) == option) return true;
+    if (comma == std::string_view::npos) break;
+    options.remove_prefix(comma + 1);
+  }
+  return false;
 }
 
 }  // namespace vexfs::fuse

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -270,9 +271,22 @@ TEST_F(ViewsTest, MountHelperMountsInTheBackground) {
   EXPECT_TRUE(IsMountPoint(mnt()));  // ready when the helper returned
   ASSERT_EQ(WritePath(P("via-helper"), "ok"), 0);
   EXPECT_EQ(ReadPath(P("via-helper")), "ok");
+  struct statvfs vfs {};
+  ASSERT_EQ(::statvfs(mnt().c_str(), &vfs), 0);
+  // As root, mount(8)'s defaults: suid and dev (libfuse's own are nosuid,nodev).
+  bool root = ::geteuid() == 0;
+  EXPECT_EQ((vfs.f_flag & ST_NOSUID) != 0, !root);
+  EXPECT_EQ((vfs.f_flag & ST_NODEV) != 0, !root);
   CommandResult umount = RunVexfs({"umount", mnt()});
   EXPECT_TRUE(umount.ok()) << umount.err;
   EXPECT_FALSE(IsMountPoint(mnt()));
+  // Told nosuid, it is nosuid.
+  std::string nosuid = "PATH='" + path + "' " + VEXFS_MOUNT_HELPER + " " + store() + " " +
+                       mnt() + " -o nosuid";
+  ASSERT_EQ(std::system(nosuid.c_str()), 0) << nosuid;
+  ASSERT_EQ(::statvfs(mnt().c_str(), &vfs), 0);
+  EXPECT_NE(vfs.f_flag & ST_NOSUID, 0u);
+  EXPECT_TRUE(RunVexfs({"umount", mnt()}).ok());
 }
 
 TEST_F(ViewsTest, ASecondWritableMountOfTheBranchIsRefused) {
@@ -312,6 +326,45 @@ TEST_F(ViewsTest, UmountReturnsOnlyOnceTheBranchIsFree) {
     Mount();  // at once, as a script would
   }
   EXPECT_EQ(ReadPath(P("round.txt")), std::string(4 << 20, 'c'));
+}
+
+TEST_F(ViewsTest, RemountChangesFlagsWithoutRestartingTheDaemon) {
+  ASSERT_EQ(WritePath(P("before"), "b"), 0);
+  pid_t daemon = daemon_pid();
+  CommandResult ro = RunVexfs({"mount", store(), mnt(), "-o", "remount,ro"});
+  if (::geteuid() != 0) {  // mount(2) MS_REMOUNT needs root
+    EXPECT_EQ(WEXITSTATUS(ro.status), 10) << ro.err;
+    return;
+  }
+  ASSERT_TRUE(ro.ok()) << ro.err;
+  struct statvfs vfs {};
+  ASSERT_EQ(::statvfs(mnt().c_str(), &vfs), 0);
+  EXPECT_NE(vfs.f_flag & ST_RDONLY, 0u);
+  EXPECT_EQ(WritePath(P("refused"), "x"), EROFS);
+  EXPECT_EQ(ReadPath(P("before")), "b");
+  // Back to rw, and nosuid, naming the store as the mount table does.
+  CommandResult rw = RunVexfs({"mount", "vexfs:" + store(), mnt(), "-o", "remount,rw,nosuid"});
+  ASSERT_TRUE(rw.ok()) << rw.err;
+  ASSERT_EQ(::statvfs(mnt().c_str(), &vfs), 0);
+  EXPECT_EQ(vfs.f_flag & ST_RDONLY, 0u);
+  EXPECT_NE(vfs.f_flag & ST_NOSUID, 0u);
+  EXPECT_EQ(WritePath(P("after"), "a"), 0);
+  EXPECT_EQ(daemon_pid(), daemon);
+  EXPECT_EQ(::kill(daemon, 0), 0) << "the daemon was restarted";
+  // What the daemon was started with cannot change, and is said so.
+  for (const char* opts : {"remount,branch=other", "remount,allow_other", "remount,sync"}) {
+    CommandResult refused = RunVexfs({"mount", store(), mnt(), "-o", opts});
+    EXPECT_EQ(WEXITSTATUS(refused.status), 4) << opts << ": " << refused.err;
+    EXPECT_NE(refused.err.find("remount"), std::string::npos) << refused.err;
+  }
+  std::string elsewhere = store().substr(0, store().rfind('/'));
+  CommandResult none = RunVexfs({"mount", store(), elsewhere, "-o", "remount"});
+  EXPECT_EQ(WEXITSTATUS(none.status), 3) << none.err;
+  ASSERT_EQ(Unmount(), 0);
+  Mount({"-o", "ro"});
+  CommandResult to_rw = RunVexfs({"mount", store(), mnt(), "-o", "remount,rw"});
+  EXPECT_EQ(WEXITSTATUS(to_rw.status), 4) << to_rw.err;
+  EXPECT_NE(to_rw.err.find("served read-only"), std::string::npos) << to_rw.err;
 }
 
 TEST_F(ViewsTest, AMountWaitsForADepartingDaemonButNotForALiveOne) {

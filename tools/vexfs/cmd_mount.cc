@@ -21,13 +21,16 @@ void AddMount(CLI::App& app, Context& ctx) {
   cmd->add_flag("-f,--foreground", args->options.foreground, "Serve in this process");
   cmd->add_flag("-d,--debug", args->options.debug, "Trace every request (implies -f)");
   cmd->add_option("-o", args->option_lists,
-                  "Options: ro, rw, allow_other, branch=B, nosuid, nodev, noatime ...");
+                  "Options: ro, rw, allow_other, branch=B, nosuid, nodev, noatime, remount ...");
   cmd->callback([&ctx, args] {
     fuse::MountOptions o = args->options;
     for (const std::string& list : args->option_lists) {
       Status st = fuse::ApplyMountOptionList(list, &o);
       if (!st.ok()) return (void)ctx.Fail(st);
     }
+    // The source as the mount table shows it ("vexfs:STORE"), as mount(8)
+    // passes it on a remount.
+    if (o.store_path.rfind("vexfs:", 0) == 0) o.store_path.erase(0, 6);
     // The daemon changes directory: it needs absolute paths.
     std::error_code ec;
     o.store_path = std::filesystem::absolute(o.store_path, ec).lexically_normal().string();
