@@ -237,9 +237,12 @@ Status GloveFile::CheckSections() {
 Status GloveFile::CheckVocabulary() const {
   std::vector<bool> seen(count_, false);
   std::string_view prev;
+  // Each word is checked against the end of the strings before it is read: the
+  // offsets ascending is only known once every word has been seen.
+  const uint32_t strings_end = Offset(count_);
   for (uint32_t i = 0; i < count_; ++i) {
     uint32_t begin = Offset(i), end = Offset(i + 1);
-    if (end <= begin || end - begin > kGloveMaxWordBytes) {
+    if (end <= begin || end > strings_end || end - begin > kGloveMaxWordBytes) {
       return Fail("word " + std::to_string(i) + " has a bad length");
     }
     std::string_view word(strings_ + begin, end - begin);
