@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fuzzes the USXF readers: builds the libFuzzer targets (clang-14, ASan + UBSan) in
 # build-fuzz/, writes the seed corpus, then fuzzes for SECONDS (default 60), and
-# the GloVe file reader for a third of that (its inputs go to
-# tests/fuzz/glove_regressions/, replayed by glove_fuzz_regression_test). Exits
+# the GloVe file reader and the store's record decoders for a third of that each
+# (their inputs go to tests/fuzz/glove_regressions/ and store_regressions/,
+# replayed by glove_fuzz_regression_test and store_records_fuzz_regression_test). Exits
 # non-zero on any crash, leak, out-of-memory, timeout or reader disagreement; the
 # input is saved as tests/fuzz/regressions/crash-<sha1> (or leak-, oom-, timeout-),
 # and usxf_fuzz_regression_test replays it in every normal test run from then on.
@@ -83,3 +84,22 @@ if [ "$status" -ne 0 ]; then
   exit "$status"
 fi
 echo "fuzz: no crash in ${glove_seconds}s of the GloVe reader"
+
+# The store's record and object decoders, a third as long: seeds are one valid
+# record or object of each kind.
+store_regressions=tests/fuzz/store_regressions
+rm -rf "$dir/store-seeds"
+mkdir -p "$dir/store-seeds" "$dir/store-corpus" "$store_regressions"
+"$dir/tests/fuzz/make_store_seeds" "$dir/store-seeds"
+echo "== fuzzing the store's record decoders for ${glove_seconds}s =="
+status=0
+"$dir/tests/fuzz/store_records_fuzz" \
+  -max_total_time="$glove_seconds" -rss_limit_mb=2048 -max_len=4096 -timeout=30 \
+  -artifact_prefix="$store_regressions/" -print_final_stats=1 "$@" \
+  "$dir/store-corpus" "$dir/store-seeds" "$store_regressions" || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "fuzz: FAILED (exit $status); the input is under $store_regressions/." >&2
+  echo "fuzz: replay it with $dir/tests/fuzz/store_records_fuzz FILE, and commit it with the fix." >&2
+  exit "$status"
+fi
+echo "fuzz: no crash in ${glove_seconds}s of the store's record decoders"

@@ -204,10 +204,7 @@ ObjectId ComputeObjectId(ObjectType type, std::string_view payload) {
   return hasher.Finish();
 }
 
-Result<ObjectId> ObjectTable::Put(ObjectType type, std::string_view payload) {
-  ObjectId id = ComputeObjectId(type, payload);
-  VEXFS_ASSIGN_OR_RETURN(auto existing, txn_->Get(dbi_, id.AsBytes()));
-  if (existing) return id;
+std::string EncodeStoredObject(const ObjectId& id, ObjectType type, std::string_view payload) {
   Encoder e;
   e.PutU8(static_cast<uint8_t>(type));
   std::string compressed = MaybeCompress(payload);
@@ -219,7 +216,14 @@ Result<ObjectId> ObjectTable::Put(ObjectType type, std::string_view payload) {
     e.PutVarint(payload.size());
     e.PutRaw(compressed);
   }
-  VEXFS_RETURN_IF_ERROR(txn_->Put(dbi_, id.AsBytes(), e.data()));
+  return e.Take();
+}
+
+Result<ObjectId> ObjectTable::Put(ObjectType type, std::string_view payload) {
+  ObjectId id = ComputeObjectId(type, payload);
+  VEXFS_ASSIGN_OR_RETURN(auto existing, txn_->Get(dbi_, id.AsBytes()));
+  if (existing) return id;
+  VEXFS_RETURN_IF_ERROR(txn_->Put(dbi_, id.AsBytes(), EncodeStoredObject(id, type, payload)));
   return id;
 }
 
@@ -251,6 +255,11 @@ Status VerifyStoredObjectView(const ObjectId& id, std::string_view stored, Objec
       return Status::Corruption(where + " has a bad length");
     }
     zd.GetRaw(zd.remaining(), &body);
+    // The frame states its size too (the writer always records it): a damaged
+    // length must not make a reader allocate up to the limit before failing.
+    if (ZSTD_getFrameContentSize(body.data(), body.size()) != raw_size) {
+      return Status::Corruption(where + " has a bad length");
+    }
     scratch->resize(raw_size);
     size_t n = ZSTD_decompress(scratch->data(), raw_size, body.data(), body.size());
     if (ZSTD_isError(n) || n != raw_size) {

@@ -71,6 +71,9 @@ Status DecodeCommit(std::string_view payload, Commit* c);
 
 // The id an object of `type` with `payload` has: SHA-256(type byte || payload).
 ObjectId ComputeObjectId(ObjectType type, std::string_view payload);
+// The value the object table stores for it (docs/format.md): type tag, encoding,
+// checksum, and the payload raw or zstd-compressed. `id` must be its id.
+std::string EncodeStoredObject(const ObjectId& id, ObjectType type, std::string_view payload);
 
 // Reads and writes objects inside a transaction.
 class ObjectTable {

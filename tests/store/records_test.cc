@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "common/coding.h"
 #include "common/sha256.h"
 #include "store/objects.h"
 #include "store/records.h"
@@ -389,6 +390,32 @@ TEST(VerifyStoredObjectTest, RejectsDamage) {
   std::string bad_encoding = good;
   bad_encoding[1] = 7;
   EXPECT_CODE(VerifyStoredObject(id, bad_encoding, &type, &out), StatusCode::kCorruption);
+}
+
+TEST(VerifyStoredObjectTest, ACompressedObjectsLengthMustMatchItsFrame) {
+  const std::string payload(8192, 'z');  // compresses well, so it is stored zstd
+  const ObjectId id = ComputeObjectId(ObjectType::kChunk, payload);
+  const std::string good = EncodeStoredObject(id, ObjectType::kChunk, payload);
+  ObjectType type;
+  std::string out;
+  ASSERT_OK(VerifyStoredObject(id, good, &type, &out));
+  ASSERT_EQ(good[1], 3) << "expected the zstd, checksummed encoding";
+  EXPECT_EQ(out, payload);
+  // The length varint after the checksum claims 1 GiB: refused before the
+  // reader allocates it, because the frame says 8192.
+  Encoder lying;
+  lying.PutRaw(std::string_view(good).substr(0, 10));
+  lying.PutVarint(uint64_t{1} << 30);
+  Decoder d(std::string_view(good).substr(10));
+  uint64_t real_size = 0;
+  ASSERT_TRUE(d.GetVarint(&real_size));
+  EXPECT_EQ(real_size, payload.size());
+  std::string_view frame;
+  d.GetRaw(d.remaining(), &frame);
+  lying.PutRaw(frame);
+  Status st = VerifyStoredObject(id, lying.data(), &type, &out);
+  EXPECT_EQ(st.code(), StatusCode::kCorruption);
+  EXPECT_NE(st.message().find("bad length"), std::string::npos) << st.ToString();
 }
 
 }  // namespace
