@@ -28,7 +28,7 @@ constexpr FlagOption kFlags[] = {
 // The atime policy is one of three.
 const std::map<std::string_view, unsigned long> kAtime = {
     {"noatime", MS_NOATIME}, {"relatime", MS_RELATIME}, {"strictatime", MS_STRICTATIME},
-    {"atime", MS_STRICTATIME}, {"norelatime", MS_STRICTATIME}};
+    {"atime", MS_RELATIME}, {"norelatime", MS_STRICTATIME}};  // atime: the kernel default
 
 // `flags` after option `opt`; false if it is not a per-mount flag.
 bool ApplyFlag(std::string_view opt, unsigned long* flags) {

@@ -2,6 +2,8 @@
 // zeroing a range (whole chunks become holes) and copying a range (whole chunks
 // are shared by reference, so copying a large file costs metadata only).
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "store/file_chunks.h"
 
@@ -67,16 +69,21 @@ Result<uint64_t> TreeEditor::CopyRange(uint64_t src, uint64_t src_offset, uint64
   }
   n = std::min(n, kMaxSharedPerCall);
   uint64_t new_size = std::max(dst_rec.size, dst_offset + n);
-  VEXFS_RETURN_IF_ERROR(internal::ResizeChunks(scope_, dst, dst_rec.size, new_size));
   uint64_t first_src = src_offset / kChunkSize, first_dst = dst_offset / kChunkSize;
   // Whole chunks move by reference; so does a short last chunk of the source
   // that lands as the destination's last chunk, at the same canonical length.
   uint64_t whole = n / kChunkSize;
   uint64_t tail = n % kChunkSize;
   bool tail_shared = tail > 0 && src_offset + n == src_rec.size && dst_offset + n == new_size;
-  for (uint64_t i = 0; i < whole + (tail_shared ? 1 : 0); ++i) {
-    VEXFS_ASSIGN_OR_RETURN(auto id, scope_->GetChunk(src, first_src + i));
-    VEXFS_RETURN_IF_ERROR(scope_->SetChunk(dst, first_dst + i, id));
+  // Taken before the destination is resized: in a copy within one file that
+  // grows it, resizing re-cuts the source's own last chunk.
+  std::vector<std::optional<ObjectId>> shared(whole + (tail_shared ? 1 : 0));
+  for (uint64_t i = 0; i < shared.size(); ++i) {
+    VEXFS_ASSIGN_OR_RETURN(shared[i], scope_->GetChunk(src, first_src + i));
+  }
+  VEXFS_RETURN_IF_ERROR(internal::ResizeChunks(scope_, dst, dst_rec.size, new_size));
+  for (uint64_t i = 0; i < shared.size(); ++i) {
+    VEXFS_RETURN_IF_ERROR(scope_->SetChunk(dst, first_dst + i, shared[i]));
   }
   dst_rec.size = new_size;
   VEXFS_RETURN_IF_ERROR(internal::SaveChanged(scope_, dst, &dst_rec));
