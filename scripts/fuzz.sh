@@ -39,20 +39,29 @@ rm -rf "$dir/seeds"
 mkdir -p "$dir/corpus" "$regressions"
 
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-echo "== fuzzing the USXF readers for ${seconds}s =="
+
+# fuzz_target TARGET WHAT SECONDS MAX_LEN REGRESSIONS CORPUS SEEDS [flags...]
 # The first directory receives new inputs; saved regressions are replayed first,
 # so a known crash that is still unfixed fails the run straight away.
-status=0
-"$dir/tests/fuzz/usxf_reader_fuzz" \
-  -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=65536 -timeout=30 \
-  -artifact_prefix="$regressions/" -print_final_stats=1 "$@" \
-  "$dir/corpus" "$dir/seeds" "$regressions" || status=$?
-if [ "$status" -ne 0 ]; then
-  echo "fuzz: FAILED (exit $status); the input is under $regressions/ (see 'Test unit written to' above)." >&2
-  echo "fuzz: replay it with $dir/tests/fuzz/usxf_reader_fuzz FILE, and commit it with the fix." >&2
-  exit "$status"
-fi
-echo "fuzz: no crash in ${seconds}s"
+fuzz_target() {
+  local target=$1 what=$2 secs=$3 max_len=$4 saved=$5 corpus=$6 seeds=$7
+  shift 7
+  echo "== fuzzing $what for ${secs}s =="
+  local status=0
+  "$dir/tests/fuzz/$target" \
+    -max_total_time="$secs" -rss_limit_mb=2048 -max_len="$max_len" -timeout=30 \
+    -artifact_prefix="$saved/" -print_final_stats=1 "$@" \
+    "$corpus" "$seeds" "$saved" || status=$?
+  if [ "$status" -ne 0 ]; then
+    echo "fuzz: FAILED (exit $status); the input is under $saved/ (see 'Test unit written to' above)." >&2
+    echo "fuzz: replay it with $dir/tests/fuzz/$target FILE, and commit it with the fix." >&2
+    exit "$status"
+  fi
+  echo "fuzz: no crash in ${secs}s of $what"
+}
+
+fuzz_target usxf_reader_fuzz "the USXF readers" "$seconds" 65536 "$regressions" \
+  "$dir/corpus" "$dir/seeds" "$@"
 
 # The GloVe (.vxg) file reader, a third as long: seeds are small files made by
 # the real converter (f16 and f32, ASCII and non-ASCII words).
@@ -72,18 +81,8 @@ for dtype in f16 f32; do
     "$dir/glove-seeds/tiny-$dtype.vxg" >/dev/null
 done
 rm "$dir/glove-seeds/tiny.json"
-echo "== fuzzing the GloVe file reader for ${glove_seconds}s =="
-status=0
-"$dir/tests/fuzz/glove_reader_fuzz" \
-  -max_total_time="$glove_seconds" -rss_limit_mb=2048 -max_len=16384 -timeout=30 \
-  -artifact_prefix="$glove_regressions/" -print_final_stats=1 "$@" \
-  "$dir/glove-corpus" "$dir/glove-seeds" "$glove_regressions" || status=$?
-if [ "$status" -ne 0 ]; then
-  echo "fuzz: FAILED (exit $status); the input is under $glove_regressions/." >&2
-  echo "fuzz: replay it with $dir/tests/fuzz/glove_reader_fuzz FILE, and commit it with the fix." >&2
-  exit "$status"
-fi
-echo "fuzz: no crash in ${glove_seconds}s of the GloVe reader"
+fuzz_target glove_reader_fuzz "the GloVe file reader" "$glove_seconds" 16384 \
+  "$glove_regressions" "$dir/glove-corpus" "$dir/glove-seeds" "$@"
 
 # The store's record and object decoders, a third as long: seeds are one valid
 # record or object of each kind.
@@ -91,15 +90,5 @@ store_regressions=tests/fuzz/store_regressions
 rm -rf "$dir/store-seeds"
 mkdir -p "$dir/store-seeds" "$dir/store-corpus" "$store_regressions"
 "$dir/tests/fuzz/make_store_seeds" "$dir/store-seeds"
-echo "== fuzzing the store's record decoders for ${glove_seconds}s =="
-status=0
-"$dir/tests/fuzz/store_records_fuzz" \
-  -max_total_time="$glove_seconds" -rss_limit_mb=2048 -max_len=4096 -timeout=30 \
-  -artifact_prefix="$store_regressions/" -print_final_stats=1 "$@" \
-  "$dir/store-corpus" "$dir/store-seeds" "$store_regressions" || status=$?
-if [ "$status" -ne 0 ]; then
-  echo "fuzz: FAILED (exit $status); the input is under $store_regressions/." >&2
-  echo "fuzz: replay it with $dir/tests/fuzz/store_records_fuzz FILE, and commit it with the fix." >&2
-  exit "$status"
-fi
-echo "fuzz: no crash in ${glove_seconds}s of the store's record decoders"
+fuzz_target store_records_fuzz "the store's record decoders" "$glove_seconds" 4096 \
+  "$store_regressions" "$dir/store-corpus" "$dir/store-seeds" "$@"

@@ -132,12 +132,7 @@ Result<Attributes> Filesystem::GetAttr(uint64_t ino) {
 Result<Attributes> Filesystem::SetAttr(uint64_t ino, const SetAttrRequest& request) {
   VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(ino));
   // Buffered writes go first, so a truncate or an explicit mtime wins over them.
-  auto state = open_files_.Find(ino);
-  std::unique_lock<std::mutex> lock;
-  if (state) {
-    lock = std::unique_lock(state->mu);
-    VEXFS_RETURN_IF_ERROR(FlushState(ino, *state));
-  }
+  VEXFS_ASSIGN_OR_RETURN(auto hold, FlushAndHold(ino));
   Attributes attr;
   VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
     if (request.size) VEXFS_RETURN_IF_ERROR(ed.Truncate(ino, *request.size));
