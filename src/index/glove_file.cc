@@ -131,9 +131,14 @@ Status GloveFile::CheckVectors() const {
     }
     return Status::Ok();
   }
+  // float32 values are held to float16's range too: a sum of finite but huge
+  // values (a sentence's words) would overflow to infinity all the same. Real
+  // word vectors are within a few units of zero.
   for (uint64_t i = 0; i < n; ++i) {
-    if (!std::isfinite(Load<float>(vectors_ + 4 * i))) {
-      return Fail("vector value " + std::to_string(i) + " is not finite");
+    float v = Load<float>(vectors_ + 4 * i);
+    if (!std::isfinite(v) || std::fabs(v) > kGloveMaxMagnitude) {
+      return Fail("vector value " + std::to_string(i) + " is not finite or over " +
+                  std::to_string(static_cast<int>(kGloveMaxMagnitude)) + " in magnitude");
     }
   }
   return Status::Ok();

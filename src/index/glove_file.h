@@ -26,6 +26,9 @@ inline constexpr size_t kGloveTrailerSize = 8;  // XXH3-64 of everything before 
 inline constexpr uint32_t kGloveMaxDim = 4096;
 inline constexpr uint32_t kGloveMaxCount = 1u << 24;
 inline constexpr uint32_t kGloveMaxWordBytes = 255;
+// The largest vector value magnitude a file may hold: float16's largest finite
+// value, so that a sum over every word of a vocabulary stays finite in float32.
+inline constexpr float kGloveMaxMagnitude = 65504.0f;
 
 enum class GloveDtype : uint32_t { kF16 = 1, kF32 = 2 };
 
