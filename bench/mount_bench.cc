@@ -2,7 +2,9 @@
 // tmpfs directly (the ceiling), on the same workloads in one run, interleaved:
 // create+write 4 KiB+close of many files, stat of them, readdir of the directory,
 // sequential write and read of a large file, random 4 KiB reads; and, for VexFS
-// alone, the time from closing a note to its first appearance in search.
+// alone, the time from closing a note to its first appearance in search. With
+// --vexfs-before, an earlier vexfs binary runs the same workloads interleaved too,
+// so a change is measured before and after in one run.
 //
 // The VexFS store lives on tmpfs too, so all three keep their bytes in memory and
 // the comparison is of the file-system code paths, not of disks.
@@ -27,6 +29,7 @@ namespace {
 
 struct Options {
   std::string vexfs = "vexfs";
+  std::string vexfs_before;  // optional: an earlier build, measured alongside
   std::string passthrough = "passthrough_ll";
   std::string dir = "/dev/shm/vexfs-mount-bench";
   size_t files = 10000;
@@ -83,6 +86,16 @@ class Targets {
     WaitForMount(pmnt);
     mounts_.push_back(pmnt);
     list_ = {{"vexfs", vmnt}, {"passthrough_ll", pmnt}, {"tmpfs", plain}};
+    if (!o.vexfs_before.empty()) {
+      std::string bstore = o.dir + "/store-before", bmnt = o.dir + "/mnt-vexfs-before";
+      std::filesystem::create_directories(bmnt);
+      if (RunProcess({o.vexfs_before, "init", bstore}) != 0) Die("vexfs (before) init failed");
+      if (RunProcess({o.vexfs_before, "mount", bstore, bmnt}) != 0) {
+        Die("vexfs (before) mount failed");
+      }
+      mounts_.push_back(bmnt);
+      list_.push_back({"vexfs-before", bmnt});
+    }
   }
   ~Targets() {
     for (const std::string& m : mounts_) RunProcess({"fusermount3", "-u", m});
@@ -248,7 +261,14 @@ void RunRep(const Options& o, const Targets& targets, int rep, const std::string
 
 std::string Report(const Options& o, const Samples& s, const std::vector<double>& search,
                    nlohmann::json* json) {
-  Table table({"workload", "vexfs", "passthrough_ll", "tmpfs", "vexfs / passthrough_ll"});
+  const bool before = !o.vexfs_before.empty();
+  std::vector<std::string> header = {"workload", "vexfs", "passthrough_ll", "tmpfs",
+                                     "vexfs / passthrough_ll"};
+  if (before) {
+    header.insert(header.begin() + 4, "vexfs before");
+    header.push_back("before / passthrough_ll");
+  }
+  Table table(header);
   auto median = [&](const std::string& w, const std::string& t) { return Median(s.at(w).at(t)); };
   double files = static_cast<double>(o.files);
   double mib = static_cast<double>(o.big_mib);
@@ -258,15 +278,20 @@ std::string Report(const Options& o, const Samples& s, const std::vector<double>
   };
   auto add_time_row = [&](const std::string& key, const std::string& label, double units,
                           const std::string& unit) {
+    std::vector<std::string> targets = {"vexfs", "passthrough_ll", "tmpfs"};
+    if (before) targets.push_back("vexfs-before");
     std::vector<std::string> row{label};
-    for (const char* t : {"vexfs", "passthrough_ll", "tmpfs"}) {
+    for (const std::string& t : targets) {
       double rate = units / median(key, t);
       row.push_back(Fixed(rate, 0) + " " + unit);
       (*json)[key][t] = rate;
     }
     // A ratio of rates: above 1 means VexFS is faster.
-    row.push_back(
-        Fixed((units / median(key, "vexfs")) / (units / median(key, "passthrough_ll")), 2));
+    auto ratio = [&](const std::string& t) {
+      return Fixed(median(key, "passthrough_ll") / median(key, t), 2);
+    };
+    row.push_back(ratio("vexfs"));
+    if (before) row.push_back(ratio("vexfs-before"));
     table.AddRow(row);
   };
   add_time_row("create", "create + write 4 KiB + close, " + std::to_string(o.files) + " files",
@@ -302,6 +327,8 @@ int main(int argc, char** argv) {
   Options o;
   CLI::App app{"VexFS mount vs passthrough_ll over tmpfs vs tmpfs"};
   app.add_option("--vexfs", o.vexfs, "vexfs binary");
+  app.add_option("--vexfs-before", o.vexfs_before,
+                 "An earlier vexfs binary to measure alongside (before/after)");
   app.add_option("--passthrough", o.passthrough, "libfuse's passthrough_ll binary");
   app.add_option("--dir", o.dir, "Work directory (tmpfs)");
   app.add_option("--files", o.files, "Small files");

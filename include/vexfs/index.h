@@ -193,6 +193,10 @@ class Index {
   // Tells the background thread that something was committed: it indexes now
   // rather than at its next look. Cheap; callable from any thread.
   void Notify();
+  // Grows each time this Index (its background thread or Wait()) finishes a drain
+  // that indexed something: a search run before it changed may miss files that
+  // are searchable now.
+  uint64_t IndexedVersion() const;
   void StopBackground();
   // Drops the ANN checkpoints and rebuilds them from the vector log.
   Status Rebuild(const ProgressFn& progress = nullptr);

@@ -84,31 +84,57 @@ Result<std::pair<Attributes, OpenedFile>> Filesystem::Create(uint64_t parent, st
 }
 
 Result<std::string> Filesystem::Read(uint64_t ino, uint64_t fh, uint64_t offset, uint64_t length) {
-  if (IsVirtualIno(ino)) {
-    {
-      std::lock_guard handles(handles_mu_);
-      auto it = handles_.find(fh);
-      if (it != handles_.end() && !it->second.content.empty()) {
-        const std::string& c = it->second.content;
-        return offset >= c.size() ? std::string() : c.substr(offset, length);
-      }
+  std::string out;
+  VEXFS_RETURN_IF_ERROR(ReadTo(ino, fh, offset, length, [&](const auto& pieces) {
+    for (std::string_view piece : pieces) out.append(piece);
+  }));
+  return out;
+}
+
+Result<std::string> Filesystem::ReadVirtual(uint64_t ino, uint64_t fh, uint64_t offset,
+                                            uint64_t length) {
+  {
+    std::lock_guard handles(handles_mu_);
+    auto it = handles_.find(fh);
+    if (it != handles_.end() && !it->second.content.empty()) {
+      const std::string& c = it->second.content;
+      return offset >= c.size() ? std::string() : c.substr(offset, length);
     }
-    return virtual_tree_->Read(ino, offset, length);
+  }
+  return virtual_tree_->Read(ino, offset, length);
+}
+
+Status Filesystem::ReadTo(uint64_t ino, uint64_t fh, uint64_t offset, uint64_t length,
+                          const ReadSink& sink) {
+  if (IsVirtualIno(ino)) {
+    VEXFS_ASSIGN_OR_RETURN(std::string data, ReadVirtual(ino, fh, offset, length));
+    sink({data});
+    return Status::Ok();
   }
   auto state = open_files_.Find(ino);
   std::unique_lock<std::mutex> lock;
-  if (state) lock = std::unique_lock(state->mu);
-  const WriteBuffer* buffer = state && state->buffer ? &*state->buffer : nullptr;
-  uint64_t stored_length = buffer ? buffer->StoredLength(offset, length) : length;
-  std::string stored;
-  if (stored_length > 0) {
-    VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
-      VEXFS_ASSIGN_OR_RETURN(stored, ed.Read(ino, offset, stored_length));
-      return Status::Ok();
-    }));
+  if (state) {
+    lock = std::unique_lock(state->mu);
+    // Without buffered writes the store holds the file: a write or flush racing
+    // with this read lands wholly before or after it (a flush is one
+    // transaction), so readers need not queue behind each other.
+    if (!state->buffer) lock.unlock();
   }
-  if (buffer) return buffer->Overlay(offset, length, stored);
-  return stored;  // moved, not copied (a conditional expression would copy)
+  const WriteBuffer* buffer = lock.owns_lock() ? &*state->buffer : nullptr;
+  uint64_t stored_length = buffer ? buffer->StoredLength(offset, length) : length;
+  return View([&](TreeEditor& ed) -> Status {
+    TreeEditor::ByteViews stored;
+    if (stored_length > 0) VEXFS_RETURN_IF_ERROR(ed.ReadViews(ino, offset, stored_length, &stored));
+    if (!buffer) {
+      sink(stored.views);  // straight from the map, inside the transaction
+      return Status::Ok();
+    }
+    std::string bytes;
+    bytes.reserve(stored.size);
+    for (std::string_view piece : stored.views) bytes.append(piece);
+    sink({buffer->Overlay(offset, length, bytes)});
+    return Status::Ok();
+  });
 }
 
 Result<size_t> Filesystem::Write(uint64_t ino, uint64_t /*fh*/, uint64_t offset,
@@ -310,8 +336,9 @@ Result<std::vector<DirItem>> Filesystem::ListDir(uint64_t ino) {
     return items;
   }
   VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
-    VEXFS_ASSIGN_OR_RETURN(auto entries, ed.ReadDir(ino));
-    for (DirEntry& e : entries) items.push_back({std::move(e.name), e.attr.ino, e.attr.type});
+    VEXFS_ASSIGN_OR_RETURN(auto entries, ed.ListNames(ino));
+    items.reserve(items.size() + entries.size());
+    for (auto& e : entries) items.push_back({std::move(e.name), e.ino, e.type});
     return Status::Ok();
   }));
   return items;

@@ -18,6 +18,7 @@
 #include <sys/statvfs.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -113,6 +114,13 @@ class Filesystem {
   Result<OpenedFile> Open(uint64_t ino, int flags);
   Result<std::pair<Attributes, OpenedFile>> Create(uint64_t parent, std::string_view name,
                                                    uint32_t mode, int flags, const Caller& caller);
+  // Reads hand `sink` the bytes as pieces in order, once, before returning; the
+  // pieces may point into the store's map and are valid only during the call.
+  // Nothing is copied on the way unless the file has buffered writes.
+  using ReadSink = std::function<void(const std::vector<std::string_view>& pieces)>;
+  Status ReadTo(uint64_t ino, uint64_t fh, uint64_t offset, uint64_t length,
+                const ReadSink& sink);
+  // The same bytes as one string.
   Result<std::string> Read(uint64_t ino, uint64_t fh, uint64_t offset, uint64_t length);
   Result<size_t> Write(uint64_t ino, uint64_t fh, uint64_t offset, std::string_view data);
   Status Flush(uint64_t ino, uint64_t fh);
@@ -153,6 +161,7 @@ class Filesystem {
   Filesystem(Store* store, Index* index, const FilesystemOptions& options,
              std::unique_ptr<WorkingTree> tree);
 
+  Result<std::string> ReadVirtual(uint64_t ino, uint64_t fh, uint64_t offset, uint64_t length);
   Status Edit(const std::function<Status(TreeEditor&)>& edit);
   Status View(const std::function<Status(TreeEditor&)>& read);
   Status RefuseIfReadOnly(uint64_t ino) const;

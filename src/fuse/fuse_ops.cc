@@ -2,11 +2,13 @@
 #include "fuse/fuse_ops.h"
 
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/xattr.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 namespace vexfs::fuse {
 namespace {
@@ -202,9 +204,20 @@ void OnCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
 }
 
 void OnRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
-  auto data = Fs(req).Read(ino, fi->fh, static_cast<uint64_t>(off), size);
-  if (!data.ok()) return ReplyErr(req, data.status());
-  fuse_reply_buf(req, data->data(), data->size());
+  // The reply is written from the store's map while the read transaction is
+  // open: no copy in this process.
+  std::vector<iovec> iov;
+  bool replied = false;
+  auto reply = [&](const std::vector<std::string_view>& pieces) {
+    iov.reserve(pieces.size());
+    for (std::string_view piece : pieces) {
+      iov.push_back(iovec{const_cast<char*>(piece.data()), piece.size()});
+    }
+    fuse_reply_iov(req, iov.data(), static_cast<int>(iov.size()));
+    replied = true;
+  };
+  Status st = Fs(req).ReadTo(ino, fi->fh, static_cast<uint64_t>(off), size, reply);
+  if (!replied) ReplyErr(req, st.ok() ? Status::IOError("read produced no reply") : st);
 }
 
 void OnWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t off,

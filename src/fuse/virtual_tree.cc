@@ -17,9 +17,10 @@ constexpr uint64_t kStatusIno = kVirtualInoBit | 2;
 constexpr uint64_t kSearchIno = kVirtualInoBit | 3;
 constexpr uint64_t kSnapshotsIno = kVirtualInoBit | 4;
 constexpr uint64_t kHashedInoBit = uint64_t{1} << 62;
-// A query's results are reused while nothing was committed since it ran, and for
-// at least this long, so a burst of lookups (ls -l) under steady writes runs it
-// once rather than once per entry.
+// A query's results are reused while nothing was committed since it ran, and,
+// unless the mount's indexer has indexed something since, for at least this long:
+// a burst of lookups (ls -l) under steady writes runs it once rather than once
+// per entry, and a newly indexed file shows up at once.
 constexpr TimeNs kQueryMinAge = 10'000'000;
 constexpr std::string_view kResultsName = "results.jsonl";
 
@@ -77,6 +78,7 @@ struct VirtualTree::Query {
   std::string jsonl;
   TimeNs ran_at = 0;
   uint64_t commit_id = 0;  // the store's LastCommitId() when it ran
+  uint64_t indexed = 0;    // the index's IndexedVersion() when it ran
 };
 
 struct VirtualTree::Node {
@@ -140,7 +142,9 @@ Result<std::shared_ptr<VirtualTree::Node>> VirtualTree::MakeQuery(std::string_vi
   VEXFS_ASSIGN_OR_RETURN(SearchRequest request, ParseQueryName(name));
   if (request.snapshot.empty()) request.branch = branch_;
   auto query = std::make_shared<Query>();
-  query->commit_id = store_->LastCommitId();  // before searching: a later commit is seen next time
+  // Both taken before searching: a later commit or drain is seen next time.
+  query->commit_id = store_->LastCommitId();
+  query->indexed = index_->IndexedVersion();
   VEXFS_ASSIGN_OR_RETURN(SearchResult result, index_->Search(request));
   query->request = request;
   query->hits = std::move(result.hits);
@@ -221,7 +225,9 @@ Status VirtualTree::Refresh(Node& dir) {
     std::lock_guard lock(mu_);
     current = dir.query;
   }
-  if (current->commit_id == store_->LastCommitId() || NowNs() - current->ran_at < kQueryMinAge) {
+  bool unchanged = current->commit_id == store_->LastCommitId();
+  bool newly_indexed = current->indexed != index_->IndexedVersion();
+  if (unchanged || (!newly_indexed && NowNs() - current->ran_at < kQueryMinAge)) {
     return Status::Ok();
   }
   VEXFS_ASSIGN_OR_RETURN(auto fresh, MakeQuery(dir.name));

@@ -1,4 +1,4 @@
-// WriteBuffer: merged extents over the stored file (see write_buffer.h).
+// WriteBuffer: extents of written bytes over the stored file (see write_buffer.h).
 #include "fuse/write_buffer.h"
 
 #include <algorithm>
@@ -10,13 +10,20 @@ void WriteBuffer::Write(uint64_t offset, std::string_view data) {
   const uint64_t end = offset + data.size();
   mtime_ = NowNs();
   size_ = std::max(size_, end);
-  // The common case, a sequential writer: append to the extent that ends here.
+  // The common case, a sequential writer: append to the extent that ends here,
+  // or, once that one is kExtentBytes long, start the next one beside it (growing
+  // one string to the buffer limit would copy everything written so far at each
+  // doubling).
   auto next = extents_.lower_bound(offset);
   if (next != extents_.begin()) {
     auto prev = std::prev(next);
     bool touches_next = next != extents_.end() && next->first <= end;
     if (prev->first + prev->second.size() == offset && !touches_next) {
-      prev->second.append(data);
+      if (prev->second.size() < kExtentBytes) {
+        prev->second.append(data);
+      } else {
+        extents_.emplace_hint(next, offset, std::string(data));
+      }
       bytes_ += data.size();
       return;
     }

@@ -9,7 +9,7 @@
 // changes the size in the store, so the store's bytes below `size` are always
 // the file's, and a drained buffer never sets the size itself (writes extend the
 // file as needed; a size change another process made meanwhile is kept).
-// - `extents` (non-overlapping, merged) hold the bytes written;
+// - `extents` (non-overlapping; neighbours may touch) hold the bytes written;
 // - `size` is the file's logical size.
 // Not thread-safe: the owner (OpenFiles) locks around it.
 #ifndef VEXFS_FUSE_WRITE_BUFFER_H_
@@ -49,6 +49,9 @@ class WriteBuffer {
   Status ApplyTo(TreeEditor& editor, uint64_t ino) const;
 
  private:
+  // A sequential writer's bytes are kept in extents of about this size.
+  static constexpr uint64_t kExtentBytes = uint64_t{1} << 20;
+
   std::map<uint64_t, std::string> extents_;  // offset -> bytes
   uint64_t size_;
   uint64_t bytes_ = 0;

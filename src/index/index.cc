@@ -2,6 +2,7 @@
 // lazily loaded ANN indexes, tied together.
 #include "vexfs/index.h"
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <filesystem>
@@ -121,6 +122,17 @@ Status ValidateRequest(const SearchRequest& r) {
 
 }  // namespace
 
+// A change is indexed at once (a note is searchable about a millisecond after
+// its close), unless it is part of a burst: kBurstCommits commits within
+// kBurstWindow (a build, an unpacked archive, a loop of small closes). A burst is
+// gathered until commits pause for kIndexSettle, or for kIndexGatherLimit at
+// most, and indexed together, in a few transactions instead of one per file,
+// staying out of the way of the writes meanwhile.
+inline constexpr size_t kBurstCommits = 8;
+inline constexpr auto kBurstWindow = std::chrono::milliseconds(10);
+inline constexpr auto kIndexSettle = std::chrono::milliseconds(2);
+inline constexpr auto kIndexGatherLimit = std::chrono::milliseconds(50);
+
 class IndexImpl {
  public:
   IndexImpl(Store* store, IndexOptions options, std::unique_ptr<Embedder> embedder,
@@ -134,6 +146,7 @@ class IndexImpl {
   void StartBackground();
   void Notify();
   void StopBackground();
+  uint64_t indexed_version() const { return indexed_version_.load(); }
   Status Rebuild(const ProgressFn& progress);
   Result<SearchResult> Search(const SearchRequest& request);
   internal::StoreImpl* store_impl() { return impl_; }
@@ -176,6 +189,8 @@ class IndexImpl {
   Result<LexicalIndex*> LexIndex(const ModelRecord& model);
   // Background work after a drain: brings the lexical index up to the log, so
   // the next search finds it ready (the checkpoint build runs unlocked).
+  bool InBurst() const;
+  void GatherBurst(std::unique_lock<std::mutex>& lock);
   void MaintainLexical();
   Result<std::optional<ModelRecord>> LexicalModel();
   Result<SideRanking> SearchDense(const SearchRequest& request, size_t depth, Held* held);
@@ -219,7 +234,12 @@ class IndexImpl {
   std::condition_variable bg_cv_;
   bool bg_stop_ = false;
   bool bg_kicked_ = false;  // a write was committed since the thread last looked
+  bool bg_gathering_ = false;  // the thread is waiting for a burst to pause
+  // The times of the last kBurstCommits commits (a ring), to tell a burst.
+  std::array<std::chrono::steady_clock::time_point, kBurstCommits> bg_commit_times_{};
+  uint64_t bg_commit_count_ = 0;
   std::atomic<bool> stopping_{false};  // ends a background drain between batches
+  std::atomic<uint64_t> indexed_version_{0};  // drains by this Index that did work
   std::thread bg_thread_;
 };
 
@@ -247,7 +267,10 @@ Status IndexImpl::Wait(const ProgressFn& progress) {
   IndexerOptions indexer_options;
   indexer_options.lexical = options_.lexical;
   Indexer indexer(impl_, index_embedder_.get(), indexer_options);
-  return indexer.Drain(progress, [this] { return stopping_.load(); });
+  uint64_t handled = 0;
+  Status st = indexer.Drain(progress, [this] { return stopping_.load(); }, &handled);
+  if (handled > 0) ++indexed_version_;
+  return st;
 }
 
 void IndexImpl::StartBackground() {
@@ -267,6 +290,8 @@ void IndexImpl::StartBackground() {
       lock.lock();
       if (failed) {
         bg_cv_.wait_for(lock, std::chrono::seconds(5), [this] { return bg_stop_; });
+      } else if (bg_kicked_) {
+        if (InBurst()) GatherBurst(lock);  // else: index what came in at once
       } else {
         // Other processes' writes are noticed at the next look; ours at once.
         bg_cv_.wait_for(lock, std::chrono::milliseconds(100),
@@ -276,10 +301,37 @@ void IndexImpl::StartBackground() {
   });
 }
 
+// Called with bg_mu_ held: returns once commits have paused for kIndexSettle, the
+// burst has lasted kIndexGatherLimit, or the thread is asked to stop. Commits
+// meanwhile only raise bg_kicked_: waking the thread for each would cost the
+// writers a system call per commit.
+void IndexImpl::GatherBurst(std::unique_lock<std::mutex>& lock) {
+  bg_gathering_ = true;
+  auto give_up = std::chrono::steady_clock::now() + kIndexGatherLimit;
+  while (!bg_stop_ && std::chrono::steady_clock::now() < give_up) {
+    bg_kicked_ = false;
+    bg_cv_.wait_for(lock, kIndexSettle, [this] { return bg_stop_; });
+    if (!bg_kicked_) break;
+  }
+  bg_gathering_ = false;
+}
+
+// Called with bg_mu_ held.
+bool IndexImpl::InBurst() const {
+  if (bg_commit_count_ < kBurstCommits) return false;
+  auto oldest = bg_commit_times_[bg_commit_count_ % kBurstCommits];
+  return std::chrono::steady_clock::now() - oldest <= kBurstWindow;
+}
+
 void IndexImpl::Notify() {
   {
     std::lock_guard lock(bg_mu_);
+    bg_commit_times_[bg_commit_count_++ % kBurstCommits] = std::chrono::steady_clock::now();
+    // Only the first commit after the thread looked needs to tell it; a
+    // gathering thread looks at the flag when its pause ends.
+    if (bg_kicked_) return;
     bg_kicked_ = true;
+    if (bg_gathering_) return;
   }
   bg_cv_.notify_all();
 }
@@ -624,6 +676,7 @@ Status Index::Wait(const ProgressFn& progress) { return impl_->Wait(progress); }
 void Index::StartBackground() { impl_->StartBackground(); }
 void Index::StopBackground() { impl_->StopBackground(); }
 void Index::Notify() { impl_->Notify(); }
+uint64_t Index::IndexedVersion() const { return impl_->indexed_version(); }
 Status Index::Rebuild(const ProgressFn& progress) { return impl_->Rebuild(progress); }
 Result<SearchResult> Index::Search(const SearchRequest& request) { return impl_->Search(request); }
 Status Index::SetVector(std::string_view path, std::string_view model,

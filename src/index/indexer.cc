@@ -235,8 +235,11 @@ Result<size_t> Indexer::RunBatch() {
   return batch.jobs.size();
 }
 
-Status Indexer::Drain(const ProgressFn& progress, const std::function<bool()>& stop) {
-  uint64_t handled = 0;
+Status Indexer::Drain(const ProgressFn& progress, const std::function<bool()>& stop,
+                      uint64_t* handled_out) {
+  uint64_t local = 0;
+  uint64_t& handled = handled_out ? *handled_out : local;
+  handled = 0;
   while (!stop || !stop()) {
     VEXFS_ASSIGN_OR_RETURN(size_t n, RunBatch());
     if (n == 0) break;

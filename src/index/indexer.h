@@ -46,9 +46,10 @@ class Indexer {
   // the queue was empty. Embedder errors are returned and leave the batch queued.
   Result<size_t> RunBatch();
   // Runs batches until the queue is empty or `stop` returns true. `progress`
-  // gets (entries handled, entries handled + entries still queued).
+  // gets (entries handled, entries handled + entries still queued); `handled`,
+  // if given, the number of entries handled (also when it fails part way).
   Status Drain(const ProgressFn& progress = nullptr,
-               const std::function<bool()>& stop = nullptr);
+               const std::function<bool()>& stop = nullptr, uint64_t* handled = nullptr);
 
   // The registered model (after the first batch, or EnsureModel()); registers
   // the lexical model too when options.lexical.

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "store/store_impl.h"
 
@@ -20,6 +22,10 @@ Result<InodeRecord> LoadRegular(TxnScope* scope, uint64_t ino);
 Result<std::string> LoadChunk(TxnScope* scope, uint64_t ino, uint64_t index, uint64_t length);
 // Stores `bytes` as chunk `index` (all zeros: a hole).
 Status StoreChunk(TxnScope* scope, uint64_t ino, uint64_t index, std::string_view bytes);
+// Stores whole chunks, given as (index, bytes) pairs: like StoreChunk for each,
+// but a large set is hashed and compressed on several cores first.
+Status StoreChunks(TxnScope* scope, uint64_t ino,
+                   const std::vector<std::pair<uint64_t, std::string_view>>& chunks);
 // Drops or re-cuts chunks so the file's chunks are canonical for `new_size`.
 Status ResizeChunks(TxnScope* scope, uint64_t ino, uint64_t old_size, uint64_t new_size);
 // Saves `rec` with a new mtime and ctime and marks the inode dirty.

@@ -57,6 +57,34 @@ Status StoreChunk(internal::TxnScope* scope, uint64_t ino, uint64_t index,
   return scope->SetChunk(ino, index, id);
 }
 
+Status StoreChunks(internal::TxnScope* scope, uint64_t ino,
+                   const std::vector<std::pair<uint64_t, std::string_view>>& chunks) {
+  // A few chunks go one by one: Put skips compressing those already stored.
+  constexpr size_t kPrepareAtLeast = 8;
+  if (chunks.size() < kPrepareAtLeast) {
+    for (const auto& [index, bytes] : chunks) {
+      VEXFS_RETURN_IF_ERROR(StoreChunk(scope, ino, index, bytes));
+    }
+    return Status::Ok();
+  }
+  std::vector<uint64_t> indexes;
+  std::vector<std::string_view> payloads;
+  for (const auto& [index, bytes] : chunks) {
+    if (bytes.empty() || AllZero(bytes)) {
+      VEXFS_RETURN_IF_ERROR(scope->SetChunk(ino, index, std::nullopt));  // a hole
+    } else {
+      indexes.push_back(index);
+      payloads.push_back(bytes);
+    }
+  }
+  std::vector<PreparedObject> prepared = PrepareObjects(ObjectType::kChunk, payloads);
+  for (size_t i = 0; i < prepared.size(); ++i) {
+    VEXFS_RETURN_IF_ERROR(scope->objects().PutPrepared(prepared[i]));
+    VEXFS_RETURN_IF_ERROR(scope->SetChunk(ino, indexes[i], prepared[i].id));
+  }
+  return Status::Ok();
+}
+
 // Re-stores chunk `index` at its canonical length for a file of `new_size` bytes.
 static Status RecutChunk(internal::TxnScope* scope, uint64_t ino, uint64_t index,
                          uint64_t new_size) {
@@ -128,30 +156,50 @@ using internal::LoadRegular;
 using internal::ResizeChunks;
 using internal::SaveChanged;
 using internal::StoreChunk;
+using internal::StoreChunks;
 
 Result<std::string> TreeEditor::Read(uint64_t ino, uint64_t offset, uint64_t length) {
-  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, LoadRegular(scope_, ino));
+  ByteViews pieces;
+  VEXFS_RETURN_IF_ERROR(ReadViews(ino, offset, length, &pieces));
   std::string out;
-  if (offset >= rec.size || length == 0) return out;
+  out.reserve(pieces.size);
+  for (std::string_view piece : pieces.views) out.append(piece);
+  return out;
+}
+
+// Holes and the zero tails of short chunks are served from here.
+static const char kZeroChunk[kChunkSize] = {};
+
+Status TreeEditor::ReadViews(uint64_t ino, uint64_t offset, uint64_t length, ByteViews* out) {
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, LoadRegular(scope_, ino));
+  if (offset >= rec.size || length == 0) return Status::Ok();
   uint64_t end = offset + std::min(length, rec.size - offset);
-  out.reserve(end - offset);
-  std::string scratch;
   for (uint64_t index = offset / kChunkSize; index * kChunkSize < end; ++index) {
     uint64_t start = index * kChunkSize;
     uint64_t from = std::max(offset, start) - start;
     uint64_t to = std::min(end, start + kChunkSize) - start;
-    // Straight from the map into `out`: reads copy each byte once.
     VEXFS_ASSIGN_OR_RETURN(auto id, scope_->GetChunk(ino, index));
-    std::string_view bytes;
+    std::string_view part;  // what the chunk holds of [from, to): short at its end
     if (id) {
-      VEXFS_ASSIGN_OR_RETURN(bytes, scope_->objects().View(*id, internal::ObjectType::kChunk,
-                                                           &scratch));
+      std::string scratch;
+      // Only the pages of the chunk that the read returns are checked.
+      VEXFS_ASSIGN_OR_RETURN(part, scope_->objects().ViewRange(*id, internal::ObjectType::kChunk,
+                                                               from, to, &scratch));
+      // A compressed chunk was inflated into `scratch` (raw ones never touch it):
+      // keep it alive with the views.
+      if (!part.empty() && !scratch.empty()) {
+        size_t at = static_cast<size_t>(part.data() - scratch.data());
+        const std::string& kept = out->owned.emplace_back(std::move(scratch));
+        part = std::string_view(kept).substr(at, part.size());
+      }
     }
-    std::string_view part = from < bytes.size() ? bytes.substr(from, to - from) : "";
-    out.append(part);
-    out.append(to - from - part.size(), '\0');  // a hole, or a chunk's zero tail
+    if (!part.empty()) out->views.push_back(part);
+    if (uint64_t zeros = to - from - part.size(); zeros > 0) {
+      out->views.emplace_back(kZeroChunk, zeros);  // a hole, or a chunk's zero tail
+    }
+    out->size += to - from;
   }
-  return out;
+  return Status::Ok();
 }
 
 Status TreeEditor::Write(uint64_t ino, uint64_t offset, std::string_view data) {
@@ -164,19 +212,22 @@ Status TreeEditor::Write(uint64_t ino, uint64_t offset, std::string_view data) {
   uint64_t end = offset + data.size();
   uint64_t new_size = std::max(rec.size, end);
   VEXFS_RETURN_IF_ERROR(ResizeChunks(scope_, ino, rec.size, new_size));
+  std::vector<std::pair<uint64_t, std::string_view>> whole;  // chunks replaced entirely
   for (uint64_t index = offset / kChunkSize; index * kChunkSize < end; ++index) {
     uint64_t start = index * kChunkSize;
     uint64_t from = std::max(offset, start);
     uint64_t to = std::min(end, start + kChunkSize);
-    std::string bytes;
+    std::string_view part = data.substr(from - offset, to - from);
     if (from == start && to - start == ChunkLength(new_size, index)) {
-      bytes.assign(data.substr(from - offset, to - from));  // whole chunk replaced
-    } else {
-      VEXFS_ASSIGN_OR_RETURN(bytes, LoadChunk(scope_, ino, index, ChunkLength(new_size, index)));
-      bytes.replace(from - start, to - from, data.substr(from - offset, to - from));
+      whole.emplace_back(index, part);
+      continue;
     }
+    VEXFS_ASSIGN_OR_RETURN(std::string bytes,
+                           LoadChunk(scope_, ino, index, ChunkLength(new_size, index)));
+    bytes.replace(from - start, to - from, part);
     VEXFS_RETURN_IF_ERROR(StoreChunk(scope_, ino, index, bytes));
   }
+  VEXFS_RETURN_IF_ERROR(StoreChunks(scope_, ino, whole));
   rec.size = new_size;
   return SaveChanged(scope_, ino, &rec);
 }
@@ -199,10 +250,11 @@ Status TreeEditor::ReplaceContent(uint64_t ino, std::string_view data) {
   VEXFS_RETURN_IF_ERROR(
       internal::DeletePrefix(&scope_->txn(), scope_->dbs().chunks,
                              internal::ChunkPrefix(scope_->branch_id(), ino)));
+  std::vector<std::pair<uint64_t, std::string_view>> chunks;
   for (uint64_t start = 0; start < data.size(); start += kChunkSize) {
-    VEXFS_RETURN_IF_ERROR(
-        StoreChunk(scope_, ino, start / kChunkSize, data.substr(start, kChunkSize)));
+    chunks.emplace_back(start / kChunkSize, data.substr(start, kChunkSize));
   }
+  VEXFS_RETURN_IF_ERROR(StoreChunks(scope_, ino, chunks));
   rec.size = data.size();
   return SaveChanged(scope_, ino, &rec);
 }

@@ -2,11 +2,19 @@
 #include "store/objects.h"
 
 #include <xxhash.h>
+#if defined(__x86_64__)
+#include <xxh_x86dispatch.h>  // AVX2 or AVX-512 where the CPU has them (digests.cc)
+#endif
 #include <zstd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <functional>
 #include <memory>
+#include <thread>
 
 #include "common/coding.h"
+#include "common/parallel.h"
 #include "common/sha256.h"
 
 namespace vexfs::internal {
@@ -21,6 +29,13 @@ constexpr uint8_t kEncodingRaw = 0;
 constexpr uint8_t kEncodingZstd = 1;
 constexpr uint8_t kEncodingRawChecked = 2;
 constexpr uint8_t kEncodingZstdChecked = 3;
+// 4 and 5 carry one checksum per kPageBytes of payload instead of one for the
+// whole: a read of part of a chunk checks only the pages it returns, so a random
+// 4 KiB read of a 64 KiB chunk hashes 4 KiB, not 64. Written for chunks of more
+// than one page.
+constexpr uint8_t kEncodingRawPaged = 4;
+constexpr uint8_t kEncodingZstdPaged = 5;
+constexpr uint64_t kPageBytes = 4096;
 // Payloads smaller than this are never worth a compression attempt.
 constexpr size_t kMinCompressSize = 128;
 // No object expands past this; a larger claimed size is corruption, not a request
@@ -74,13 +89,36 @@ bool GetEntry(Decoder* d, TreeEntry* entry) {
   return !IsSpecialFile(entry->type) || entry->size == 0;
 }
 
+uint64_t ChecksumSeed(const ObjectId& id, ObjectType type) {
+  uint64_t seed = 0;
+  for (int i = 7; i >= 0; --i) seed = seed << 8 | id.bytes[i];
+  return seed ^ static_cast<uint8_t>(type);
+}
+
+uint64_t Xxh3(std::string_view bytes, uint64_t seed) {
+#if defined(__x86_64__)
+  return XXH3_64bits_withSeed_dispatch(bytes.data(), bytes.size(), seed);
+#else
+  return XXH3_64bits_withSeed(bytes.data(), bytes.size(), seed);
+#endif
+}
+
+// XXH3-64 of page `page` of the payload, seeded as the whole-payload checksum
+// XOR the page number above the type tag: a page stored at the wrong place, or
+// under the wrong key, fails it.
+uint64_t PageChecksum(const ObjectId& id, ObjectType type, std::string_view payload,
+                      uint64_t page) {
+  std::string_view bytes = payload.substr(page * kPageBytes, kPageBytes);
+  return Xxh3(bytes, ChecksumSeed(id, type) ^ (page << 8));
+}
+
+uint64_t PageCount(uint64_t payload_size) { return (payload_size + kPageBytes - 1) / kPageBytes; }
+
 // XXH3-64 of the payload, seeded with the id's first 8 bytes (little-endian)
 // XOR the type tag: like the id, it covers the type and names the object.
 uint64_t PayloadChecksum(const ObjectId& id, ObjectType type, std::string_view payload) {
-  uint64_t seed = 0;
-  for (int i = 7; i >= 0; --i) seed = seed << 8 | id.bytes[i];
-  seed ^= static_cast<uint8_t>(type);
-  return XXH3_64bits_withSeed(payload.data(), payload.size(), seed);
+  uint64_t seed = ChecksumSeed(id, type);
+  return Xxh3(payload, seed);
 }
 
 Status Malformed(const char* what) {
@@ -208,6 +246,15 @@ std::string EncodeStoredObject(const ObjectId& id, ObjectType type, std::string_
   Encoder e;
   e.PutU8(static_cast<uint8_t>(type));
   std::string compressed = MaybeCompress(payload);
+  if (type == ObjectType::kChunk && payload.size() > kPageBytes) {
+    e.PutU8(compressed.empty() ? kEncodingRawPaged : kEncodingZstdPaged);
+    e.PutVarint(payload.size());
+    for (uint64_t page = 0; page < PageCount(payload.size()); ++page) {
+      e.PutFixed64LE(PageChecksum(id, type, payload, page));
+    }
+    e.PutRaw(compressed.empty() ? payload : std::string_view(compressed));
+    return e.Take();
+  }
   e.PutU8(compressed.empty() ? kEncodingRawChecked : kEncodingZstdChecked);
   e.PutFixed64LE(PayloadChecksum(id, type, payload));
   if (compressed.empty()) {
@@ -219,6 +266,28 @@ std::string EncodeStoredObject(const ObjectId& id, ObjectType type, std::string_
   return e.Take();
 }
 
+std::vector<PreparedObject> PrepareObjects(ObjectType type,
+                                           const std::vector<std::string_view>& payloads) {
+  // Below this many payloads a thread costs more than it saves.
+  constexpr size_t kPayloadsPerThread = 4;
+  constexpr size_t kMaxThreads = 8;
+  std::vector<PreparedObject> out(payloads.size());
+  std::atomic<size_t> next{0};
+  RunOnThreads(ThreadsFor(payloads.size(), kPayloadsPerThread, kMaxThreads), [&] {
+    for (size_t i = next++; i < payloads.size(); i = next++) {
+      out[i].id = ComputeObjectId(type, payloads[i]);
+      out[i].stored = EncodeStoredObject(out[i].id, type, payloads[i]);
+    }
+  });
+  return out;
+}
+
+Status ObjectTable::PutPrepared(const PreparedObject& object) {
+  VEXFS_ASSIGN_OR_RETURN(auto existing, txn_->Get(dbi_, object.id.AsBytes()));
+  if (existing) return Status::Ok();
+  return txn_->Put(dbi_, object.id.AsBytes(), object.stored);
+}
+
 Result<ObjectId> ObjectTable::Put(ObjectType type, std::string_view payload) {
   ObjectId id = ComputeObjectId(type, payload);
   VEXFS_ASSIGN_OR_RETURN(auto existing, txn_->Get(dbi_, id.AsBytes()));
@@ -227,56 +296,104 @@ Result<ObjectId> ObjectTable::Put(ObjectType type, std::string_view payload) {
   return id;
 }
 
-Status VerifyStoredObjectView(const ObjectId& id, std::string_view stored, ObjectType* type,
-                              std::string* scratch, std::string_view* payload, Verify depth) {
+namespace {
+
+// Inflates a zstd frame of `raw_size` bytes into `scratch`.
+Status Inflate(std::string_view frame, uint64_t raw_size, std::string* scratch,
+               const std::function<std::string()>& where) {
+  // The frame states its size too (the writer always records it): a damaged
+  // length must not make a reader allocate up to the limit before failing.
+  if (ZSTD_getFrameContentSize(frame.data(), frame.size()) != raw_size) {
+    return Status::Corruption(where() + " has a bad length");
+  }
+  scratch->resize(raw_size);
+  size_t n = ZSTD_decompress(scratch->data(), raw_size, frame.data(), frame.size());
+  if (ZSTD_isError(n) || n != raw_size) {
+    return Status::Corruption(where() + " does not decompress");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status VerifyStoredRange(const ObjectId& id, std::string_view stored, ObjectType* type,
+                         std::string* scratch, uint64_t from, uint64_t to,
+                         std::string_view* payload, Verify depth) {
   Decoder d(stored);
   uint8_t tag, encoding;
-  std::string where = "object " + id.ToHex();
+  // Named only when something is wrong: every read of a chunk comes here.
+  std::function<std::string()> where = [&id] { return "object " + id.ToHex(); };
   if (!d.GetU8(&tag) || !d.GetU8(&encoding)) {
-    return Status::Corruption(where + " is truncated");
+    return Status::Corruption(where() + " is truncated");
   }
   if (tag != 'c' && tag != 'f' && tag != 't' && tag != 'm') {
-    return Status::Corruption(where + " has an unknown type tag");
+    return Status::Corruption(where() + " has an unknown type tag");
   }
+  *type = static_cast<ObjectType>(tag);
+  const bool paged = encoding == kEncodingRawPaged || encoding == kEncodingZstdPaged;
   const bool checked = encoding == kEncodingRawChecked || encoding == kEncodingZstdChecked;
   uint64_t checksum = 0;
+  uint64_t paged_size = 0;
+  std::string_view page_sums;
   if (checked) {
-    if (!d.GetFixed64LE(&checksum)) return Status::Corruption(where + " is truncated");
+    if (!d.GetFixed64LE(&checksum)) return Status::Corruption(where() + " is truncated");
     encoding -= kEncodingRawChecked;  // the body is encoded as in 0 and 1
+  } else if (paged) {
+    if (!d.GetVarint(&paged_size) || paged_size > kMaxPayloadSize ||
+        !d.GetRaw(PageCount(paged_size) * 8, &page_sums)) {
+      return Status::Corruption(where() + " has a bad length");
+    }
+    encoding -= kEncodingRawPaged;  // the body is the payload, raw or as a zstd frame
   }
   std::string_view body;
   d.GetRaw(d.remaining(), &body);
-  if (encoding == kEncodingRaw) {
+  if (paged && encoding == kEncodingRaw) {
+    if (body.size() != paged_size) return Status::Corruption(where() + " has a bad length");
     *payload = body;  // no copy: raw payloads are read where LMDB maps them
+  } else if (paged && encoding == kEncodingZstd) {
+    VEXFS_RETURN_IF_ERROR(Inflate(body, paged_size, scratch, where));
+    *payload = *scratch;
+  } else if (encoding == kEncodingRaw) {
+    *payload = body;
   } else if (encoding == kEncodingZstd) {
     Decoder zd(body);
     uint64_t raw_size;
     if (!zd.GetVarint(&raw_size) || raw_size > kMaxPayloadSize) {
-      return Status::Corruption(where + " has a bad length");
+      return Status::Corruption(where() + " has a bad length");
     }
     zd.GetRaw(zd.remaining(), &body);
-    // The frame states its size too (the writer always records it): a damaged
-    // length must not make a reader allocate up to the limit before failing.
-    if (ZSTD_getFrameContentSize(body.data(), body.size()) != raw_size) {
-      return Status::Corruption(where + " has a bad length");
-    }
-    scratch->resize(raw_size);
-    size_t n = ZSTD_decompress(scratch->data(), raw_size, body.data(), body.size());
-    if (ZSTD_isError(n) || n != raw_size) {
-      return Status::Corruption(where + " does not decompress");
-    }
+    VEXFS_RETURN_IF_ERROR(Inflate(body, raw_size, scratch, where));
     *payload = *scratch;
   } else {
-    return Status::Corruption(where + " has an unknown encoding");
+    return Status::Corruption(where() + " has an unknown encoding");
   }
-  *type = static_cast<ObjectType>(tag);
-  if (checked && PayloadChecksum(id, *type, *payload) != checksum) {
-    return Status::Corruption(where + " does not match its checksum");
+  const bool whole = depth == Verify::kFullHash;
+  from = whole ? 0 : std::min<uint64_t>(from, payload->size());
+  to = whole ? payload->size() : std::min<uint64_t>(to, payload->size());
+  if (paged) {
+    // Only the pages that hold [from, to) are checked, and only they returned.
+    uint64_t first = from / kPageBytes, last = PageCount(to);
+    for (uint64_t page = first; page < last && from < to; ++page) {
+      uint64_t want = 0;
+      Decoder(page_sums.substr(page * 8, 8)).GetFixed64LE(&want);
+      if (PageChecksum(id, *type, *payload, page) != want) {
+        return Status::Corruption(where() + " does not match its checksum (page " +
+                                  std::to_string(page) + ")");
+      }
+    }
+  } else if (checked && PayloadChecksum(id, *type, *payload) != checksum) {
+    return Status::Corruption(where() + " does not match its checksum");
   }
-  if ((!checked || depth == Verify::kFullHash) && ComputeObjectId(*type, *payload) != id) {
-    return Status::Corruption(where + " does not match its hash");
+  if ((!(checked || paged) || whole) && ComputeObjectId(*type, *payload) != id) {
+    return Status::Corruption(where() + " does not match its hash");
   }
+  *payload = payload->substr(from, to - from);
   return Status::Ok();
+}
+
+Status VerifyStoredObjectView(const ObjectId& id, std::string_view stored, ObjectType* type,
+                              std::string* scratch, std::string_view* payload, Verify depth) {
+  return VerifyStoredRange(id, stored, type, scratch, 0, UINT64_MAX, payload, depth);
 }
 
 Status VerifyStoredObject(const ObjectId& id, std::string_view stored, ObjectType* type,
@@ -303,6 +420,21 @@ Result<std::string_view> ObjectTable::View(const ObjectId& id, ObjectType expect
     return Status::Corruption("object " + id.ToHex() + " has an unexpected type");
   }
   return payload;
+}
+
+Result<std::string_view> ObjectTable::ViewRange(const ObjectId& id, ObjectType expected,
+                                                uint64_t from, uint64_t to,
+                                                std::string* scratch) const {
+  VEXFS_ASSIGN_OR_RETURN(auto stored, txn_->Get(dbi_, id.AsBytes()));
+  if (!stored) return Status::NotFound("object " + id.ToHex() + " is missing");
+  ObjectType type;
+  std::string_view part;
+  VEXFS_RETURN_IF_ERROR(
+      VerifyStoredRange(id, *stored, &type, scratch, from, to, &part, Verify::kChecksum));
+  if (type != expected) {
+    return Status::Corruption("object " + id.ToHex() + " has an unexpected type");
+  }
+  return part;
 }
 
 Result<std::string> ObjectTable::Get(const ObjectId& id, ObjectType expected) const {

@@ -75,6 +75,18 @@ ObjectId ComputeObjectId(ObjectType type, std::string_view payload);
 // checksum, and the payload raw or zstd-compressed. `id` must be its id.
 std::string EncodeStoredObject(const ObjectId& id, ObjectType type, std::string_view payload);
 
+// An object encoded before it is stored: its id and its stored value. This is
+// the costly part of a Put (SHA-256 and compression) and needs no transaction,
+// so a large write prepares its chunks on several cores at once.
+struct PreparedObject {
+  ObjectId id;
+  std::string stored;
+};
+// Prepares each payload as an object of `type`, on as many threads as there are
+// cores (capped) when there are enough payloads to share out.
+std::vector<PreparedObject> PrepareObjects(ObjectType type,
+                                           const std::vector<std::string_view>& payloads);
+
 // Reads and writes objects inside a transaction.
 class ObjectTable {
  public:
@@ -82,6 +94,8 @@ class ObjectTable {
 
   // Stores the object unless present (identical content is stored once).
   Result<ObjectId> Put(ObjectType type, std::string_view payload);
+  // Stores a prepared object unless present.
+  Status PutPrepared(const PreparedObject& object);
   // The verified payload. kNotFound if absent, kCorruption if the stored bytes do
   // not hash to `id`, do not decompress, or are not of `expected` type.
   Result<std::string> Get(const ObjectId& id, ObjectType expected) const;
@@ -89,6 +103,11 @@ class ObjectTable {
   // objects) or into `scratch` (compressed ones), valid while both live.
   Result<std::string_view> View(const ObjectId& id, ObjectType expected,
                                 std::string* scratch) const;
+  // Bytes [from, to) of the payload (fewer past its end), with only the part of
+  // it that they need checked: the pages that hold them where the object has
+  // page checksums, the whole payload otherwise. Valid as for View.
+  Result<std::string_view> ViewRange(const ObjectId& id, ObjectType expected, uint64_t from,
+                                     uint64_t to, std::string* scratch) const;
   Result<bool> Contains(const ObjectId& id) const;
 
   Result<Manifest> GetManifest(const ObjectId& id) const;
@@ -117,6 +136,12 @@ Status VerifyStoredObject(const ObjectId& id, std::string_view stored, ObjectTyp
 Status VerifyStoredObjectView(const ObjectId& id, std::string_view stored, ObjectType* type,
                               std::string* scratch, std::string_view* payload,
                               Verify depth = Verify::kChecksum);
+// As VerifyStoredObjectView for bytes [from, to) of the payload only: with page
+// checksums only the pages holding them are checked (kFullHash checks all and
+// returns the whole payload).
+Status VerifyStoredRange(const ObjectId& id, std::string_view stored, ObjectType* type,
+                         std::string* scratch, uint64_t from, uint64_t to,
+                         std::string_view* payload, Verify depth);
 
 }  // namespace vexfs::internal
 

@@ -14,7 +14,9 @@ Result<std::optional<BranchRecord>> FindBranch(const Txn& txn, const Databases& 
   VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(dbs.refs, BranchRef(name)));
   if (!raw) return std::optional<BranchRecord>();
   BranchRecord rec;
-  VEXFS_RETURN_IF_ERROR(DecodeBranch(*raw, &rec).WithContext("branch '" + std::string(name) + "'"));
+  if (Status st = DecodeBranch(*raw, &rec); !st.ok()) {
+    return st.WithContext("branch '" + std::string(name) + "'");
+  }
   return std::optional<BranchRecord>(rec);
 }
 

@@ -69,6 +69,15 @@ Result<std::vector<DirEntry>> TreeEditor::ReadDir(uint64_t ino) {
   return out;
 }
 
+Result<std::vector<TreeEditor::NameEntry>> TreeEditor::ListNames(uint64_t ino) {
+  VEXFS_RETURN_IF_ERROR(scope_->LoadDir(ino).status());
+  VEXFS_ASSIGN_OR_RETURN(auto entries, scope_->ListEntries(ino));
+  std::vector<NameEntry> out;
+  out.reserve(entries.size());
+  for (auto& [name, dv] : entries) out.push_back(NameEntry{std::move(name), dv.ino, dv.type});
+  return out;
+}
+
 // Updates a directory after its entries changed: times, link count, dirtiness.
 static Status TouchDir(internal::TxnScope* scope, uint64_t dir, int nlink_delta) {
   VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope->LoadInode(dir));

@@ -3,9 +3,8 @@
 
 #include <atomic>
 #include <cstring>
-#include <system_error>
-#include <thread>
 
+#include "common/parallel.h"
 #include "usxf/digests.h"
 
 namespace vexfs::usxf {
@@ -40,18 +39,7 @@ std::vector<std::vector<Digest>> HashLeaves(const ParsedFile& f, std::string_vie
           ChunkLeaf(file.substr(s.offset + at, std::min(chunk, s.stored_length - at)));
     }
   };
-  const size_t workers = std::min<size_t>({static_cast<size_t>(threads), jobs.size(),
-                                           std::max(1u, std::thread::hardware_concurrency())});
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < workers; ++t) {
-    try {
-      pool.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // no more threads to be had: the ones running (and this one) finish the jobs
-    }
-  }
-  work();
-  for (auto& t : pool) t.join();
+  RunOnThreads(ThreadsFor(jobs.size(), 1, static_cast<size_t>(threads)), work);
   return leaves;
 }
 

@@ -27,6 +27,7 @@ std::string RoundTrip(std::string_view input, DecodeFn decode, EncodeFn encode,
 std::string CheckStored(std::string_view input) {
   if (input.size() < 32) return "";
   ObjectId id = ObjectId::FromBytes(input.substr(0, 32));
+  std::string whole;
   for (Verify depth : {Verify::kChecksum, Verify::kFullHash}) {
     ObjectType type;
     std::string payload;
@@ -34,6 +35,17 @@ std::string CheckStored(std::string_view input) {
     if (st.ok() && ComputeObjectId(type, payload) != id && depth == Verify::kFullHash) {
       return "stored object verified although its hash differs";
     }
+    if (st.ok()) whole = payload;
+  }
+  // A ranged read (a page or two of a chunk) returns the same bytes as the whole.
+  ObjectType type;
+  std::string scratch;
+  std::string_view part;
+  Status st = VerifyStoredRange(id, input.substr(32), &type, &scratch, 4000, 9000, &part,
+                                Verify::kChecksum);
+  if (st.ok() && !whole.empty() && part != std::string_view(whole).substr(std::min<size_t>(
+                                                4000, whole.size()), 5000)) {
+    return "a ranged read returned other bytes than the whole read";
   }
   return "";
 }
@@ -93,18 +105,28 @@ std::vector<std::string> StoreRecordSeeds() {
   commit.branch = "main";
   commit.message = "m";
   commit.meta = {{"k", "v"}};
-  // A stored chunk as the object table writes it, raw and compressed.
-  std::string stored_seeds[2];
-  for (int compressed = 0; compressed < 2; ++compressed) {
+  // A stored chunk as the object table writes it, raw and compressed, in one
+  // page (one checksum) and in several (a checksum per page).
+  std::string stored_seeds[4];
+  for (int seed = 0; seed < 4; ++seed) {
+    bool compressed = seed % 2 == 1, paged = seed >= 2;
     std::string payload = compressed ? std::string(4096, 'z') : "plain chunk bytes";
+    if (paged) {
+      payload = compressed ? std::string(10000, 'y')
+                           : std::string(9000, 'p') + std::string(1000, 'q') + "end";
+      if (!compressed) {
+        for (size_t i = 0; i < payload.size(); i += 7) payload[i] = static_cast<char>(i * 31);
+      }
+    }
     ObjectId id = ComputeObjectId(ObjectType::kChunk, payload);
-    stored_seeds[compressed] = with(
+    stored_seeds[seed] = with(
         kStored, std::string(id.AsBytes()) + EncodeStoredObject(id, ObjectType::kChunk, payload));
   }
   return {with(kInode, EncodeInode(dev)),      with(kInode, EncodeInode(link)),
           with(kBranch, EncodeBranch(branch)), with(kDirent, EncodeDirent({9, FileType::kSocket})),
           with(kManifest, EncodeManifest(manifest)), with(kTree, EncodeTree(tree)),
-          with(kCommit, EncodeCommit(commit)), stored_seeds[0], stored_seeds[1]};
+          with(kCommit, EncodeCommit(commit)), stored_seeds[0], stored_seeds[1],
+          stored_seeds[2], stored_seeds[3]};
 }
 
 }  // namespace vexfs::internal::fuzz

@@ -16,7 +16,7 @@ namespace {
 
 TEST(StoreRecordsFuzzTest, SeedsDecodeAndTheirDamageIsRefusedOrConsistent) {
   auto seeds = StoreRecordSeeds();
-  ASSERT_EQ(seeds.size(), 9u);
+  ASSERT_EQ(seeds.size(), 11u);
   for (const std::string& seed : seeds) {
     EXPECT_EQ(CheckStoreRecord(seed), "");
     for (size_t n = 0; n < seed.size(); ++n) {

@@ -1,4 +1,4 @@
-// WriteBuffer on its own: merged extents, reads overlaid on the store's bytes,
+// WriteBuffer on its own: extents, reads overlaid on the store's bytes,
 // and what reaches the store when it drains (tests/mount's mount tests cover it
 // through the kernel).
 #include "fuse/write_buffer.h"
@@ -41,6 +41,33 @@ TEST_F(WriteBufferTest, OverlappingWritesMergeAndCountBytesOnce) {
   buffer.Write(2, "bbbbbbbb");  // covers the gap and both ends
   EXPECT_EQ(buffer.bytes(), 12u);
   EXPECT_EQ(buffer.Overlay(0, 12, ""), "aabbbbbbbbcc");
+}
+
+TEST_F(WriteBufferTest, LongSequentialWritesSpanSeveralExtents) {
+  // A sequential writer's bytes are kept in extents of about 1 MiB that touch;
+  // writes across their seams, reads and the drain must not notice.
+  ASSERT_OK(Put("f", ""));
+  uint64_t ino = Ino("f");
+  std::mt19937_64 rng(9);
+  WriteBuffer buffer(0);
+  std::string model;
+  for (int i = 0; i < 40; ++i) {
+    std::string piece(100 * 1024 + rng() % 1000, static_cast<char>('a' + i % 26));
+    buffer.Write(model.size(), piece);
+    model += piece;
+  }
+  EXPECT_EQ(buffer.bytes(), model.size());
+  // Overwrites that straddle seams (the first extent ends at or past 1 MiB).
+  for (uint64_t at : {uint64_t{1} << 20, (uint64_t{1} << 20) + 50000, uint64_t{3} << 20}) {
+    std::string patch(70000, 'Z');
+    buffer.Write(at - 30000, patch);
+    model.replace(at - 30000, patch.size(), patch);
+  }
+  EXPECT_EQ(buffer.bytes(), model.size());
+  EXPECT_EQ(buffer.Overlay(0, model.size(), ""), model);
+  EXPECT_EQ(buffer.Overlay(1000000, 100000, ""), model.substr(1000000, 100000));
+  ASSERT_OK(Apply(buffer, ino));
+  EXPECT_EQ(Content("f"), model);
 }
 
 TEST_F(WriteBufferTest, ApplyMatchesTheOverlay) {

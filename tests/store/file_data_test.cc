@@ -395,6 +395,74 @@ TEST_F(FileDataTest, EqualContentIsStoredOnce) {
   EXPECT_EQ(Content("dir/second"), content);
 }
 
+TEST_F(FileDataTest, ReadViewsGiveReadsBytesWithoutCopies) {
+  // Chunk 0 raw (random), chunk 1 compressed (text), chunk 2 a hole, chunk 3 a
+  // short raw tail.
+  std::string content = test::RandomBytes(21, kChunk);
+  std::string text;
+  while (text.size() < kChunk) text += "the quick brown fox jumps over the lazy dog. ";
+  content += text.substr(0, kChunk);
+  content += std::string(kChunk, '\0');
+  content += test::RandomBytes(22, 1000);
+  ASSERT_OK(Put("f", content));
+  uint64_t f = Ino("f");
+  const std::vector<std::pair<uint64_t, uint64_t>> ranges = {
+      {0, content.size()}, {100, 10}, {kChunk - 3, 6}, {kChunk + 5, 2 * kChunk},
+      {2 * kChunk + 7, kChunk + 500}, {3 * kChunk + 999, 10}, {content.size(), 4}, {0, 0}};
+  for (const auto& [offset, length] : ranges) {
+    TreeEditor::ByteViews views;
+    std::string joined;
+    ASSERT_OK(tree().View([&](TreeEditor& ed) -> Status {
+      VEXFS_RETURN_IF_ERROR(ed.ReadViews(f, offset, length, &views));
+      for (std::string_view v : views.views) joined.append(v);  // inside the transaction
+      return Status::Ok();
+    }));
+    uint64_t want = offset >= content.size() ? 0 : std::min(length, content.size() - offset);
+    EXPECT_EQ(joined, content.substr(std::min<uint64_t>(offset, content.size()), want))
+        << "at " << offset << " for " << length;
+    EXPECT_EQ(views.size, want);
+  }
+  // Only the compressed chunk needed memory of its own.
+  TreeEditor::ByteViews all;
+  ASSERT_OK(tree().View([&](TreeEditor& ed) { return ed.ReadViews(f, 0, content.size(), &all); }));
+  EXPECT_EQ(all.owned.size(), 1u);
+  EXPECT_EQ(all.views.size(), 4u);
+}
+
+TEST_F(FileDataTest, LargeWriteWithRepeatsAndHolesMatchesModel) {
+  // One write of many whole chunks is hashed and compressed on several threads:
+  // the result must be the same as chunk by chunk, holes and dedup included.
+  uint64_t f = NewFile("f");
+  const std::string repeated = test::RandomBytes(31, kChunk);
+  std::string data;
+  for (int i = 0; i < 24; ++i) {
+    if (i % 5 == 0) {
+      data += std::string(kChunk, '\0');
+    } else if (i % 3 == 0) {
+      data += repeated;
+    } else {
+      data += test::RandomBytes(100 + i, kChunk);
+    }
+  }
+  data += "tail";
+  ASSIGN_OR_FAIL(StoreStats before, store().Stats());
+  ASSERT_OK(Write(f, 0, data));
+  ASSIGN_OR_FAIL(StoreStats after, store().Stats());
+  EXPECT_EQ(Content("f"), data);
+  // 24 chunks: 5 holes, 1 distinct repeated chunk, 13 others; plus the tail.
+  EXPECT_EQ(after.objects - before.objects, 1u + 13u + 1u);
+  // The same bytes written a piece at a time (chunk by chunk, one thread) give
+  // the same manifest: a snapshot of the one-write file diffs as unchanged.
+  ASSERT_OK(Snap("one-write"));
+  ASSERT_OK(Truncate(f, 0));
+  for (uint64_t at = 0; at < data.size(); at += 3 * kChunk / 2) {
+    ASSERT_OK(Write(f, at, std::string_view(data).substr(at, 3 * kChunk / 2)));
+  }
+  EXPECT_EQ(Content("f"), data);
+  ASSIGN_OR_FAIL(auto diff, store().Diff("one-write", kWorkingName));
+  EXPECT_TRUE(diff.empty()) << DiffKindName(diff[0].kind);
+}
+
 TEST_F(FileDataTest, ZeroChunksAreHoles) {
   ASSIGN_OR_FAIL(StoreStats before, store().Stats());
   ASSERT_OK(Put("zeros", std::string(2 * 1024 * 1024, '\0')));

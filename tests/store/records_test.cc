@@ -393,9 +393,10 @@ TEST(VerifyStoredObjectTest, RejectsDamage) {
 }
 
 TEST(VerifyStoredObjectTest, ACompressedObjectsLengthMustMatchItsFrame) {
+  // A tree: chunks of more than a page carry page checksums (encoding 5, below).
   const std::string payload(8192, 'z');  // compresses well, so it is stored zstd
-  const ObjectId id = ComputeObjectId(ObjectType::kChunk, payload);
-  const std::string good = EncodeStoredObject(id, ObjectType::kChunk, payload);
+  const ObjectId id = ComputeObjectId(ObjectType::kTree, payload);
+  const std::string good = EncodeStoredObject(id, ObjectType::kTree, payload);
   ObjectType type;
   std::string out;
   ASSERT_OK(VerifyStoredObject(id, good, &type, &out));
@@ -416,6 +417,92 @@ TEST(VerifyStoredObjectTest, ACompressedObjectsLengthMustMatchItsFrame) {
   Status st = VerifyStoredObject(id, lying.data(), &type, &out);
   EXPECT_EQ(st.code(), StatusCode::kCorruption);
   EXPECT_NE(st.message().find("bad length"), std::string::npos) << st.ToString();
+}
+
+// `payload` as the object table stores a chunk, checked to be in `encoding` and
+// to read back whole.
+std::string StoredChunk(const std::string& payload, char encoding) {
+  const ObjectId id = ComputeObjectId(ObjectType::kChunk, payload);
+  std::string stored = EncodeStoredObject(id, ObjectType::kChunk, payload);
+  EXPECT_EQ(stored[1], encoding) << "an unexpected encoding";
+  ObjectType type;
+  std::string out;
+  EXPECT_OK(VerifyStoredObject(id, stored, &type, &out, Verify::kFullHash));
+  EXPECT_EQ(out, payload);
+  return stored;
+}
+
+// Chunks of more than a page are stored with a checksum per 4 KiB page
+// (encodings 4 and 5): a ranged read checks only the pages it returns.
+TEST(VerifyStoredObjectTest, PageChecksumsCheckWhatARangedReadReturns) {
+  const std::string payload = test::RandomBytes(41, 16 * 4096 + 100);  // 17 pages
+  const ObjectId id = ComputeObjectId(ObjectType::kChunk, payload);
+  const std::string good = StoredChunk(payload, 4);  // raw, paged
+  ObjectType type;
+  std::string out, scratch;
+  std::string_view part;
+  ASSERT_OK(VerifyStoredRange(id, good, &type, &scratch, 3 * 4096 + 5, 5 * 4096, &part,
+                              Verify::kChecksum));
+  EXPECT_EQ(part, std::string_view(payload).substr(3 * 4096 + 5, 2 * 4096 - 5));
+  ASSERT_OK(VerifyStoredRange(id, good, &type, &scratch, 16 * 4096, UINT64_MAX, &part,
+                              Verify::kChecksum));
+  EXPECT_EQ(part, std::string_view(payload).substr(16 * 4096));  // short at the end
+  // A damaged byte in page 10: reads that return it fail and name the page; a
+  // read of other pages returns good bytes; full reads and fsck fail.
+  const size_t header = good.size() - payload.size();
+  std::string damaged = good;
+  damaged[header + 10 * 4096 + 77] ^= 0x20;
+  EXPECT_CODE(VerifyStoredObject(id, damaged, &type, &out), StatusCode::kCorruption);
+  EXPECT_CODE(VerifyStoredObject(id, damaged, &type, &out, Verify::kFullHash),
+              StatusCode::kCorruption);
+  Status st = VerifyStoredRange(id, damaged, &type, &scratch, 10 * 4096 + 70, 10 * 4096 + 80,
+                                &part, Verify::kChecksum);
+  EXPECT_EQ(st.code(), StatusCode::kCorruption);
+  EXPECT_NE(st.message().find("page 10"), std::string::npos) << st.ToString();
+  ASSERT_OK(VerifyStoredRange(id, damaged, &type, &scratch, 0, 4096, &part, Verify::kChecksum));
+  EXPECT_EQ(part, std::string_view(payload).substr(0, 4096));
+  // Two pages swapped with their checksums: each checksum is seeded with its
+  // page number, so both are caught.
+  std::string swapped = good;
+  swapped.replace(header + 2 * 4096, 4096, payload, 4 * 4096, 4096);
+  swapped.replace(header + 4 * 4096, 4096, payload, 2 * 4096, 4096);
+  std::string sums = swapped.substr(header - 17 * 8, 17 * 8);
+  swapped.replace(header - 17 * 8 + 2 * 8, 8, sums, 4 * 8, 8);
+  swapped.replace(header - 17 * 8 + 4 * 8, 8, sums, 2 * 8, 8);
+  EXPECT_CODE(VerifyStoredRange(id, swapped, &type, &scratch, 2 * 4096, 3 * 4096, &part,
+                                Verify::kChecksum),
+              StatusCode::kCorruption);
+  // Every truncation is refused.
+  for (size_t n = 0; n < good.size(); n += 97) {
+    EXPECT_CODE(VerifyStoredObject(id, good.substr(0, n), &type, &out), StatusCode::kCorruption)
+        << n;
+  }
+}
+
+TEST(VerifyStoredObjectTest, APagedCompressedChunkIsRefusedBeforeAHugeAllocation) {
+  const std::string payload(12000, 'w');
+  const ObjectId id = ComputeObjectId(ObjectType::kChunk, payload);
+  const std::string good = StoredChunk(payload, 5);  // zstd, paged
+  ObjectType type;
+  std::string out, scratch;
+  std::string_view part;
+  ASSERT_OK(VerifyStoredRange(id, good, &type, &scratch, 5000, 6000, &part, Verify::kChecksum));
+  EXPECT_EQ(part, std::string(1000, 'w'));
+  // The length claims more than there are checksums, or more than the frame holds.
+  for (uint64_t claim : {uint64_t{1} << 30, uint64_t{12001}, uint64_t{4097}}) {
+    Encoder lying;
+    lying.PutRaw(std::string_view(good).substr(0, 2));
+    lying.PutVarint(claim);
+    Decoder d(std::string_view(good).substr(2));
+    uint64_t real = 0;
+    ASSERT_TRUE(d.GetVarint(&real));
+    std::string_view rest;
+    d.GetRaw(d.remaining(), &rest);
+    lying.PutRaw(rest);
+    Status st = VerifyStoredObject(id, lying.data(), &type, &out);
+    EXPECT_EQ(st.code(), StatusCode::kCorruption) << claim;
+    EXPECT_NE(st.message().find("bad length"), std::string::npos) << st.ToString();
+  }
 }
 
 }  // namespace

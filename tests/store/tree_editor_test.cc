@@ -3,6 +3,8 @@
 // attributes, xattrs, error codes, and that a failed Edit keeps nothing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 
 #include "test_util.h"
@@ -89,6 +91,31 @@ TEST_F(TreeEditorTest, LookupAndReadDir) {
     EXPECT_CODE(ed.Lookup(c, "x"), StatusCode::kNotDirectory);
     EXPECT_CODE(ed.ReadDir(c), StatusCode::kNotDirectory);
     EXPECT_CODE(ed.GetAttr(999999), StatusCode::kNotFound);
+    return Status::Ok();
+  }));
+}
+
+TEST_F(TreeEditorTest, ListNamesAgreesWithReadDir) {
+  ASSERT_OK(Put("d/file", "x"));
+  ASSERT_OK(Put("d/sub/inner", "y"));
+  uint64_t d = Ino("d");
+  ASSERT_OK(Edit([&](TreeEditor& ed) -> Status {
+    VEXFS_RETURN_IF_ERROR(ed.Symlink(d, "link", "file", {}).status());
+    return ed.MakeSpecialFile(d, "pipe", FileType::kFifo, 0, {}).status();
+  }));
+  ASSERT_OK(tree().View([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(auto full, ed.ReadDir(d));
+    VEXFS_ASSIGN_OR_RETURN(auto names, ed.ListNames(d));
+    EXPECT_EQ(names.size(), 4u);
+    EXPECT_EQ(names.size(), full.size());
+    for (size_t i = 0; i < std::min(names.size(), full.size()); ++i) {
+      EXPECT_EQ(names[i].name, full[i].name);
+      EXPECT_EQ(names[i].ino, full[i].attr.ino) << names[i].name;
+      EXPECT_EQ(names[i].type, full[i].attr.type) << names[i].name;
+    }
+    VEXFS_ASSIGN_OR_RETURN(uint64_t file, ed.ResolvePath("d/file"));
+    EXPECT_CODE(ed.ListNames(file), StatusCode::kNotDirectory);
+    EXPECT_CODE(ed.ListNames(999999), StatusCode::kNotFound);
     return Status::Ok();
   }));
 }
