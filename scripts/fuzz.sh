@@ -85,10 +85,10 @@ fuzz_target glove_reader_fuzz "the GloVe file reader" "$glove_seconds" 16384 \
   "$glove_regressions" "$dir/glove-corpus" "$dir/glove-seeds" "$@"
 
 # The store's record and object decoders, a third as long: seeds are one valid
-# record or object of each kind.
+# record or object of each kind (a chunk with page checksums is over 10 KB).
 store_regressions=tests/fuzz/store_regressions
 rm -rf "$dir/store-seeds"
 mkdir -p "$dir/store-seeds" "$dir/store-corpus" "$store_regressions"
 "$dir/tests/fuzz/make_store_seeds" "$dir/store-seeds"
-fuzz_target store_records_fuzz "the store's record decoders" "$glove_seconds" 4096 \
+fuzz_target store_records_fuzz "the store's record decoders" "$glove_seconds" 16384 \
   "$store_regressions" "$dir/store-corpus" "$dir/store-seeds" "$@"
