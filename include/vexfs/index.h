@@ -188,7 +188,9 @@ class Index {
   // Indexes until the queue is empty. Embedder errors stop it; the work stays queued.
   Status Wait(const ProgressFn& progress = nullptr);
   // Starts (or stops) a thread that indexes whenever the queue is not empty. It
-  // looks at the queue every 100 ms, and at once after Notify().
+  // looks at the queue every 100 ms, and at once after Notify(), except during a
+  // burst of notifications (8 within 10 ms), which it lets pause for 2 ms (at
+  // most 50 ms) and then indexes together.
   void StartBackground();
   // Tells the background thread that something was committed: it indexes now
   // rather than at its next look. Cheap; callable from any thread.

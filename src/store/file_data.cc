@@ -119,16 +119,6 @@ Status SaveChanged(internal::TxnScope* scope, uint64_t ino, InodeRecord* rec) {
   return scope->MarkDirty(ino);
 }
 
-// Appends bytes [from, to) of a chunk whose stored bytes are `bytes`.
-static void AppendRange(std::string* out, std::string_view bytes, uint64_t from, uint64_t to) {
-  if (from < bytes.size()) {
-    uint64_t stop = std::min<uint64_t>(to, bytes.size());
-    out->append(bytes.substr(from, stop - from));
-    from = stop;
-  }
-  if (to > from) out->append(to - from, '\0');
-}
-
 Result<std::string> ReadManifestRange(const ObjectTable& objects, const Manifest& m,
                                       uint64_t offset, uint64_t length) {
   std::string out;
@@ -139,11 +129,16 @@ Result<std::string> ReadManifestRange(const ObjectTable& objects, const Manifest
     uint64_t start = index * m.chunk_size;
     uint64_t from = std::max(offset, start) - start;
     uint64_t to = std::min(end, start + m.chunk_size) - start;
-    std::string bytes;
+    std::string scratch;
+    std::string_view part;  // short at the chunk's end: the rest reads as zeros
     if (index < m.chunks.size() && !m.chunks[index].IsZero()) {
-      VEXFS_ASSIGN_OR_RETURN(bytes, objects.Get(m.chunks[index], ObjectType::kChunk));
+      // Only the pages of the chunk that are returned are checked.
+      VEXFS_ASSIGN_OR_RETURN(part,
+                             objects.ViewRange(m.chunks[index], ObjectType::kChunk, from, to,
+                                               &scratch));
     }
-    AppendRange(&out, bytes, from, to);
+    out.append(part);
+    out.append(to - from - part.size(), '\0');
   }
   return out;
 }

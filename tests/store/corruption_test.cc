@@ -130,6 +130,13 @@ TEST_F(CorruptionTest, FlippedByteInDataFileIsDetected) {
   EXPECT_EQ(Content("bystander.txt"), "unaffected");
   ASSIGN_OR_FAIL(auto view, store().OpenSnapshot("s"));
   EXPECT_CODE(view->ReadAll("victim.bin"), StatusCode::kCorruption);
+  // Each 4 KiB page of a chunk has its own checksum: the damaged page (8 of chunk
+  // 1) fails wherever it is read, the chunk's other pages still read right.
+  EXPECT_CODE(view->Read("victim.bin", 100000, 10), StatusCode::kCorruption);
+  ASSIGN_OR_FAIL(std::string first_page, tree().Read("victim.bin", kChunk, 4096));
+  EXPECT_EQ(first_page, content.substr(kChunk, 4096));
+  ASSIGN_OR_FAIL(std::string snap_page, view->Read("victim.bin", kChunk, 4096));
+  EXPECT_EQ(snap_page, content.substr(kChunk, 4096));
   EXPECT_TRUE(FsckMentions(chunk_id.ToHex()));
 
   // A partial write must read the damaged chunk, so it fails too...
