@@ -337,6 +337,21 @@ TEST_F(ObjectTableTest, ChecksummedObjectsRejectEveryFlippedBit) {
 
 // A checksum that agrees with changed bytes (only a deliberate forgery gets
 // there) fools the fast check; the full check, fsck's, recomputes the SHA-256 id.
+// A chunk as encoding 2 stores it (the documented layout: tag, encoding 2,
+// XXH3-64 little-endian of the payload seeded with the id's first 8 bytes
+// little-endian XOR the tag, payload), with the checksum of `checked` and `body`
+// as the payload.
+std::string Encoding2Chunk(const ObjectId& id, const std::string& checked,
+                           const std::string& body) {
+  uint64_t seed = 0;
+  for (int i = 7; i >= 0; --i) seed = seed << 8 | id.bytes[i];
+  seed ^= 'c';
+  uint64_t sum = XXH3_64bits_withSeed(checked.data(), checked.size(), seed);
+  std::string le;
+  for (int i = 0; i < 8; ++i) le.push_back(static_cast<char>(sum >> (8 * i)));
+  return std::string("c\x02", 2) + le + body;
+}
+
 TEST_F(ObjectTableTest, FullVerifyRecomputesTheHash) {
   Txn txn;
   ASSERT_OK(store().impl()->BeginTxn(&txn, true));
@@ -344,17 +359,7 @@ TEST_F(ObjectTableTest, FullVerifyRecomputesTheHash) {
   const std::string payload = test::RandomBytes(4, 200);
   ASSIGN_OR_FAIL(ObjectId id, objects.Put(ObjectType::kChunk, payload));
   ASSIGN_OR_FAIL(auto stored, txn.Get(store().impl()->dbs().objects, id.AsBytes()));
-  // The documented layout: tag, encoding 2, XXH3-64 (little-endian) of the
-  // payload seeded with the id's first 8 bytes (little-endian) XOR the tag, payload.
-  uint64_t seed = 0;
-  for (int i = 7; i >= 0; --i) seed = seed << 8 | id.bytes[i];
-  seed ^= 'c';
-  auto checksummed = [&](const std::string& bytes) {
-    uint64_t sum = XXH3_64bits_withSeed(bytes.data(), bytes.size(), seed);
-    std::string le;
-    for (int i = 0; i < 8; ++i) le.push_back(static_cast<char>(sum >> (8 * i)));
-    return std::string("c\x02", 2) + le + bytes;
-  };
+  auto checksummed = [&](const std::string& bytes) { return Encoding2Chunk(id, bytes, bytes); };
   EXPECT_EQ(std::string(*stored), checksummed(payload));
   std::string changed = payload;
   changed[0] ^= 0x55;
@@ -364,6 +369,29 @@ TEST_F(ObjectTableTest, FullVerifyRecomputesTheHash) {
   EXPECT_CODE(VerifyStoredObject(id, checksummed(changed), &type, &out, Verify::kFullHash),
               StatusCode::kCorruption);
   EXPECT_OK(VerifyStoredObject(id, *stored, &type, &out, Verify::kFullHash));
+}
+
+// Chunks that stores wrote before page checksums (encoding 2, one checksum for the
+// whole payload) still read in ranges, each range checked against that checksum.
+TEST_F(ObjectTableTest, ChunksWithOneChecksumStillReadInRanges) {
+  Txn txn;
+  ASSERT_OK(store().impl()->BeginTxn(&txn, true));
+  ObjectTable objects(&txn, store().impl()->dbs().objects);
+  const std::string payload = test::RandomBytes(51, 64 * 1024);
+  const ObjectId id = ComputeObjectId(ObjectType::kChunk, payload);
+  // `bytes` stored under the checksum the writer recorded for `payload`.
+  auto encoding2 = [&](const std::string& bytes) { return Encoding2Chunk(id, payload, bytes); };
+  ASSERT_OK(txn.Put(store().impl()->dbs().objects, id.AsBytes(), encoding2(payload)));
+  std::string scratch;
+  ASSIGN_OR_FAIL(std::string_view part, objects.ViewRange(id, ObjectType::kChunk, 5000, 9000,
+                                                          &scratch));
+  EXPECT_EQ(part, std::string_view(payload).substr(5000, 4000));
+  // Damage far from the range still fails it: the one checksum covers it all.
+  std::string damaged = payload;
+  damaged[60000] ^= 1;
+  ASSERT_OK(txn.Put(store().impl()->dbs().objects, id.AsBytes(), encoding2(damaged)));
+  EXPECT_CODE(objects.ViewRange(id, ObjectType::kChunk, 5000, 9000, &scratch),
+              StatusCode::kCorruption);
 }
 
 // Encodings 0 and 1 (no checksum, as early stores hold them) are still read, and
