@@ -158,6 +158,7 @@ class TreeEditor {
     std::vector<std::string_view> views;
     std::deque<std::string> owned;  // a deque: views into it survive its growth
     uint64_t size = 0;              // total length of `views`
+    std::string Join() const;       // the bytes, copied into one string
   };
   Status ReadViews(uint64_t ino, uint64_t offset, uint64_t length, ByteViews* out);
   // Writes at any offset; a gap reads back as zeros. Updates size and mtime.

@@ -129,10 +129,7 @@ Status Filesystem::ReadTo(uint64_t ino, uint64_t fh, uint64_t offset, uint64_t l
       sink(stored.views);  // straight from the map, inside the transaction
       return Status::Ok();
     }
-    std::string bytes;
-    bytes.reserve(stored.size);
-    for (std::string_view piece : stored.views) bytes.append(piece);
-    sink({buffer->Overlay(offset, length, bytes)});
+    sink({buffer->Overlay(offset, length, stored.Join())});
     return Status::Ok();
   });
 }

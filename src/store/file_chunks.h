@@ -5,6 +5,8 @@
 #define VEXFS_STORE_FILE_CHUNKS_H_
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,6 +28,13 @@ Status StoreChunk(TxnScope* scope, uint64_t ino, uint64_t index, std::string_vie
 // but a large set is hashed and compressed on several cores first.
 Status StoreChunks(TxnScope* scope, uint64_t ino,
                    const std::vector<std::pair<uint64_t, std::string_view>>& chunks);
+// Views of bytes [offset, offset + length) of a file of `size` bytes cut into
+// chunks of `chunk_size`, chunk `index` being `chunk_at(index)` (nullopt: a hole),
+// appended to `out`: each chunk is checked only in the pages returned.
+using ChunkAt = std::function<Result<std::optional<ObjectId>>(uint64_t index)>;
+Status ViewFileRange(const ObjectTable& objects, uint64_t size, uint64_t chunk_size,
+                     uint64_t offset, uint64_t length, const ChunkAt& chunk_at,
+                     TreeEditor::ByteViews* out);
 // Drops or re-cuts chunks so the file's chunks are canonical for `new_size`.
 Status ResizeChunks(TxnScope* scope, uint64_t ino, uint64_t old_size, uint64_t new_size);
 // Saves `rec` with a new mtime and ctime and marks the inode dirty.

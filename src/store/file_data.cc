@@ -119,28 +119,56 @@ Status SaveChanged(internal::TxnScope* scope, uint64_t ino, InodeRecord* rec) {
   return scope->MarkDirty(ino);
 }
 
+// Holes and the zero tails of short chunks are served from here.
+static const char kZeroChunk[kChunkSize] = {};
+
+static void AppendZeros(TreeEditor::ByteViews* out, uint64_t n) {
+  // A manifest may name a chunk size above kChunkSize: zeros go in pieces.
+  for (; n > 0; n -= std::min(n, kChunkSize)) {
+    out->views.emplace_back(kZeroChunk, std::min(n, kChunkSize));
+  }
+}
+
+Status ViewFileRange(const ObjectTable& objects, uint64_t size, uint64_t chunk_size,
+                     uint64_t offset, uint64_t length, const ChunkAt& chunk_at,
+                     TreeEditor::ByteViews* out) {
+  if (offset >= size || length == 0) return Status::Ok();
+  uint64_t end = offset + std::min(length, size - offset);
+  for (uint64_t index = offset / chunk_size; index * chunk_size < end; ++index) {
+    uint64_t start = index * chunk_size;
+    uint64_t from = std::max(offset, start) - start;
+    uint64_t to = std::min(end, start + chunk_size) - start;
+    VEXFS_ASSIGN_OR_RETURN(std::optional<ObjectId> id, chunk_at(index));
+    std::string_view part;  // what the chunk holds of [from, to): short at its end
+    if (id) {
+      std::string scratch;
+      // Only the pages of the chunk that the read returns are checked.
+      VEXFS_ASSIGN_OR_RETURN(part, objects.ViewRange(*id, ObjectType::kChunk, from, to, &scratch));
+      // A compressed chunk was inflated into `scratch` (raw ones never touch it):
+      // keep it alive with the views.
+      if (!part.empty() && !scratch.empty()) {
+        size_t at = static_cast<size_t>(part.data() - scratch.data());
+        const std::string& kept = out->owned.emplace_back(std::move(scratch));
+        part = std::string_view(kept).substr(at, part.size());
+      }
+    }
+    if (!part.empty()) out->views.push_back(part);
+    AppendZeros(out, to - from - part.size());  // a hole, or a chunk's zero tail
+    out->size += to - from;
+  }
+  return Status::Ok();
+}
+
 Result<std::string> ReadManifestRange(const ObjectTable& objects, const Manifest& m,
                                       uint64_t offset, uint64_t length) {
-  std::string out;
-  if (offset >= m.size || length == 0) return out;
-  uint64_t end = std::min(m.size, offset + std::min(length, m.size - offset));
-  out.reserve(end - offset);
-  for (uint64_t index = offset / m.chunk_size; index * m.chunk_size < end; ++index) {
-    uint64_t start = index * m.chunk_size;
-    uint64_t from = std::max(offset, start) - start;
-    uint64_t to = std::min(end, start + m.chunk_size) - start;
-    std::string scratch;
-    std::string_view part;  // short at the chunk's end: the rest reads as zeros
-    if (index < m.chunks.size() && !m.chunks[index].IsZero()) {
-      // Only the pages of the chunk that are returned are checked.
-      VEXFS_ASSIGN_OR_RETURN(part,
-                             objects.ViewRange(m.chunks[index], ObjectType::kChunk, from, to,
-                                               &scratch));
-    }
-    out.append(part);
-    out.append(to - from - part.size(), '\0');
-  }
-  return out;
+  TreeEditor::ByteViews views;
+  auto chunk_at = [&m](uint64_t index) -> Result<std::optional<ObjectId>> {
+    if (index >= m.chunks.size() || m.chunks[index].IsZero()) return std::optional<ObjectId>();
+    return std::optional<ObjectId>(m.chunks[index]);
+  };
+  VEXFS_RETURN_IF_ERROR(ViewFileRange(objects, m.size, m.chunk_size, offset, length, chunk_at,
+                                      &views));
+  return views.Join();
 }
 
 }  // namespace internal
@@ -153,48 +181,24 @@ using internal::SaveChanged;
 using internal::StoreChunk;
 using internal::StoreChunks;
 
-Result<std::string> TreeEditor::Read(uint64_t ino, uint64_t offset, uint64_t length) {
-  ByteViews pieces;
-  VEXFS_RETURN_IF_ERROR(ReadViews(ino, offset, length, &pieces));
+std::string TreeEditor::ByteViews::Join() const {
   std::string out;
-  out.reserve(pieces.size);
-  for (std::string_view piece : pieces.views) out.append(piece);
+  out.reserve(size);
+  for (std::string_view piece : views) out.append(piece);
   return out;
 }
 
-// Holes and the zero tails of short chunks are served from here.
-static const char kZeroChunk[kChunkSize] = {};
+Result<std::string> TreeEditor::Read(uint64_t ino, uint64_t offset, uint64_t length) {
+  ByteViews pieces;
+  VEXFS_RETURN_IF_ERROR(ReadViews(ino, offset, length, &pieces));
+  return pieces.Join();
+}
 
 Status TreeEditor::ReadViews(uint64_t ino, uint64_t offset, uint64_t length, ByteViews* out) {
   VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, LoadRegular(scope_, ino));
-  if (offset >= rec.size || length == 0) return Status::Ok();
-  uint64_t end = offset + std::min(length, rec.size - offset);
-  for (uint64_t index = offset / kChunkSize; index * kChunkSize < end; ++index) {
-    uint64_t start = index * kChunkSize;
-    uint64_t from = std::max(offset, start) - start;
-    uint64_t to = std::min(end, start + kChunkSize) - start;
-    VEXFS_ASSIGN_OR_RETURN(auto id, scope_->GetChunk(ino, index));
-    std::string_view part;  // what the chunk holds of [from, to): short at its end
-    if (id) {
-      std::string scratch;
-      // Only the pages of the chunk that the read returns are checked.
-      VEXFS_ASSIGN_OR_RETURN(part, scope_->objects().ViewRange(*id, internal::ObjectType::kChunk,
-                                                               from, to, &scratch));
-      // A compressed chunk was inflated into `scratch` (raw ones never touch it):
-      // keep it alive with the views.
-      if (!part.empty() && !scratch.empty()) {
-        size_t at = static_cast<size_t>(part.data() - scratch.data());
-        const std::string& kept = out->owned.emplace_back(std::move(scratch));
-        part = std::string_view(kept).substr(at, part.size());
-      }
-    }
-    if (!part.empty()) out->views.push_back(part);
-    if (uint64_t zeros = to - from - part.size(); zeros > 0) {
-      out->views.emplace_back(kZeroChunk, zeros);  // a hole, or a chunk's zero tail
-    }
-    out->size += to - from;
-  }
-  return Status::Ok();
+  auto chunk_at = [&](uint64_t index) { return scope_->GetChunk(ino, index); };
+  return internal::ViewFileRange(scope_->objects(), rec.size, kChunkSize, offset, length,
+                                 chunk_at, out);
 }
 
 Status TreeEditor::Write(uint64_t ino, uint64_t offset, std::string_view data) {

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <functional>
 #include <memory>
 #include <thread>
 
@@ -298,18 +297,22 @@ Result<ObjectId> ObjectTable::Put(ObjectType type, std::string_view payload) {
 
 namespace {
 
-// Inflates a zstd frame of `raw_size` bytes into `scratch`.
-Status Inflate(std::string_view frame, uint64_t raw_size, std::string* scratch,
-               const std::function<std::string()>& where) {
+// "object <id>", for error messages: built only when something is wrong, as
+// every read of a chunk passes through here.
+std::string Named(const ObjectId& id) { return "object " + id.ToHex(); }
+
+// Inflates a zstd frame of `raw_size` bytes of object `id` into `scratch`.
+Status Inflate(const ObjectId& id, std::string_view frame, uint64_t raw_size,
+               std::string* scratch) {
   // The frame states its size too (the writer always records it): a damaged
   // length must not make a reader allocate up to the limit before failing.
   if (ZSTD_getFrameContentSize(frame.data(), frame.size()) != raw_size) {
-    return Status::Corruption(where() + " has a bad length");
+    return Status::Corruption(Named(id) + " has a bad length");
   }
   scratch->resize(raw_size);
   size_t n = ZSTD_decompress(scratch->data(), raw_size, frame.data(), frame.size());
   if (ZSTD_isError(n) || n != raw_size) {
-    return Status::Corruption(where() + " does not decompress");
+    return Status::Corruption(Named(id) + " does not decompress");
   }
   return Status::Ok();
 }
@@ -321,13 +324,11 @@ Status VerifyStoredRange(const ObjectId& id, std::string_view stored, ObjectType
                          std::string_view* payload, Verify depth) {
   Decoder d(stored);
   uint8_t tag, encoding;
-  // Named only when something is wrong: every read of a chunk comes here.
-  std::function<std::string()> where = [&id] { return "object " + id.ToHex(); };
   if (!d.GetU8(&tag) || !d.GetU8(&encoding)) {
-    return Status::Corruption(where() + " is truncated");
+    return Status::Corruption(Named(id) + " is truncated");
   }
   if (tag != 'c' && tag != 'f' && tag != 't' && tag != 'm') {
-    return Status::Corruption(where() + " has an unknown type tag");
+    return Status::Corruption(Named(id) + " has an unknown type tag");
   }
   *type = static_cast<ObjectType>(tag);
   const bool paged = encoding == kEncodingRawPaged || encoding == kEncodingZstdPaged;
@@ -336,22 +337,22 @@ Status VerifyStoredRange(const ObjectId& id, std::string_view stored, ObjectType
   uint64_t paged_size = 0;
   std::string_view page_sums;
   if (checked) {
-    if (!d.GetFixed64LE(&checksum)) return Status::Corruption(where() + " is truncated");
+    if (!d.GetFixed64LE(&checksum)) return Status::Corruption(Named(id) + " is truncated");
     encoding -= kEncodingRawChecked;  // the body is encoded as in 0 and 1
   } else if (paged) {
     if (!d.GetVarint(&paged_size) || paged_size > kMaxPayloadSize ||
         !d.GetRaw(PageCount(paged_size) * 8, &page_sums)) {
-      return Status::Corruption(where() + " has a bad length");
+      return Status::Corruption(Named(id) + " has a bad length");
     }
     encoding -= kEncodingRawPaged;  // the body is the payload, raw or as a zstd frame
   }
   std::string_view body;
   d.GetRaw(d.remaining(), &body);
   if (paged && encoding == kEncodingRaw) {
-    if (body.size() != paged_size) return Status::Corruption(where() + " has a bad length");
+    if (body.size() != paged_size) return Status::Corruption(Named(id) + " has a bad length");
     *payload = body;  // no copy: raw payloads are read where LMDB maps them
   } else if (paged && encoding == kEncodingZstd) {
-    VEXFS_RETURN_IF_ERROR(Inflate(body, paged_size, scratch, where));
+    VEXFS_RETURN_IF_ERROR(Inflate(id, body, paged_size, scratch));
     *payload = *scratch;
   } else if (encoding == kEncodingRaw) {
     *payload = body;
@@ -359,13 +360,13 @@ Status VerifyStoredRange(const ObjectId& id, std::string_view stored, ObjectType
     Decoder zd(body);
     uint64_t raw_size;
     if (!zd.GetVarint(&raw_size) || raw_size > kMaxPayloadSize) {
-      return Status::Corruption(where() + " has a bad length");
+      return Status::Corruption(Named(id) + " has a bad length");
     }
     zd.GetRaw(zd.remaining(), &body);
-    VEXFS_RETURN_IF_ERROR(Inflate(body, raw_size, scratch, where));
+    VEXFS_RETURN_IF_ERROR(Inflate(id, body, raw_size, scratch));
     *payload = *scratch;
   } else {
-    return Status::Corruption(where() + " has an unknown encoding");
+    return Status::Corruption(Named(id) + " has an unknown encoding");
   }
   const bool whole = depth == Verify::kFullHash;
   from = whole ? 0 : std::min<uint64_t>(from, payload->size());
@@ -377,15 +378,15 @@ Status VerifyStoredRange(const ObjectId& id, std::string_view stored, ObjectType
       uint64_t want = 0;
       Decoder(page_sums.substr(page * 8, 8)).GetFixed64LE(&want);
       if (PageChecksum(id, *type, *payload, page) != want) {
-        return Status::Corruption(where() + " does not match its checksum (page " +
+        return Status::Corruption(Named(id) + " does not match its checksum (page " +
                                   std::to_string(page) + ")");
       }
     }
   } else if (checked && PayloadChecksum(id, *type, *payload) != checksum) {
-    return Status::Corruption(where() + " does not match its checksum");
+    return Status::Corruption(Named(id) + " does not match its checksum");
   }
   if ((!(checked || paged) || whole) && ComputeObjectId(*type, *payload) != id) {
-    return Status::Corruption(where() + " does not match its hash");
+    return Status::Corruption(Named(id) + " does not match its hash");
   }
   *payload = payload->substr(from, to - from);
   return Status::Ok();
@@ -412,12 +413,12 @@ Status VerifyStoredObject(const ObjectId& id, std::string_view stored, ObjectTyp
 Result<std::string_view> ObjectTable::View(const ObjectId& id, ObjectType expected,
                                            std::string* scratch) const {
   VEXFS_ASSIGN_OR_RETURN(auto stored, txn_->Get(dbi_, id.AsBytes()));
-  if (!stored) return Status::NotFound("object " + id.ToHex() + " is missing");
+  if (!stored) return Status::NotFound(Named(id) + " is missing");
   ObjectType type;
   std::string_view payload;
   VEXFS_RETURN_IF_ERROR(VerifyStoredObjectView(id, *stored, &type, scratch, &payload));
   if (type != expected) {
-    return Status::Corruption("object " + id.ToHex() + " has an unexpected type");
+    return Status::Corruption(Named(id) + " has an unexpected type");
   }
   return payload;
 }
@@ -426,25 +427,25 @@ Result<std::string_view> ObjectTable::ViewRange(const ObjectId& id, ObjectType e
                                                 uint64_t from, uint64_t to,
                                                 std::string* scratch) const {
   VEXFS_ASSIGN_OR_RETURN(auto stored, txn_->Get(dbi_, id.AsBytes()));
-  if (!stored) return Status::NotFound("object " + id.ToHex() + " is missing");
+  if (!stored) return Status::NotFound(Named(id) + " is missing");
   ObjectType type;
   std::string_view part;
   VEXFS_RETURN_IF_ERROR(
       VerifyStoredRange(id, *stored, &type, scratch, from, to, &part, Verify::kChecksum));
   if (type != expected) {
-    return Status::Corruption("object " + id.ToHex() + " has an unexpected type");
+    return Status::Corruption(Named(id) + " has an unexpected type");
   }
   return part;
 }
 
 Result<std::string> ObjectTable::Get(const ObjectId& id, ObjectType expected) const {
   VEXFS_ASSIGN_OR_RETURN(auto stored, txn_->Get(dbi_, id.AsBytes()));
-  if (!stored) return Status::NotFound("object " + id.ToHex() + " is missing");
+  if (!stored) return Status::NotFound(Named(id) + " is missing");
   ObjectType type;
   std::string payload;
   VEXFS_RETURN_IF_ERROR(VerifyStoredObject(id, *stored, &type, &payload));
   if (type != expected) {
-    return Status::Corruption("object " + id.ToHex() + " has type '" +
+    return Status::Corruption(Named(id) + " has type '" +
                               std::string(1, static_cast<char>(type)) + "', expected '" +
                               std::string(1, static_cast<char>(expected)) + "'");
   }
