@@ -1,6 +1,11 @@
+// Writing and reading KV state files (see state_file.h): the sections of a
+// capture in one USXF file, and the kv.reference JSON, read without exceptions.
 #include "kv/state_file.h"
 
 #include <algorithm>
+#include <cfloat>
+#include <climits>
+#include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -40,47 +45,76 @@ std::string_view Bytes(const std::vector<float>& v) {
   return {reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float)};
 }
 
-std::string ReferenceJson(const Reference& r) {
-  nlohmann::json steps = nlohmann::json::array();
-  for (const ReferenceStep& s : r.steps) {
-    nlohmann::json top = nlohmann::json::array();
-    for (const auto& [id, logit] : s.top) top.push_back({id, logit});
-    steps.push_back({{"token", s.token}, {"logits_sha256", usxf::HexOf(s.logits_sha256)}, {"top", top}});
-  }
-  return nlohmann::json{{"format", "vexfs-kv-reference-v1"}, {"settings", r.settings}, {"steps", steps}}.dump();
+constexpr char kReferenceFormat[] = "vexfs-kv-reference-v1";
+
+using Json = nlohmann::json;
+
+// Every complaint about the reference names the section, the step and the field.
+Status BadReference(const std::string& what) {
+  return Status::Corruption(std::string("section ") + kReferenceSection + ": " + what);
 }
 
-Result<usxf::Digest> DigestFromHex(const std::string& hex) {
-  VEXFS_ASSIGN_OR_RETURN(ObjectId id, ObjectId::FromHex(hex));
-  return id.bytes;
+// The member `name` of an object, or null when it has none.
+const Json* Member(const Json& object, const char* name) {
+  auto it = object.find(name);
+  return it == object.end() ? nullptr : &*it;
 }
 
-Result<Reference> ParseReference(std::string_view text) {
-  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object() || j.value("format", "") != "vexfs-kv-reference-v1" ||
-      !j.contains("steps") || !j["steps"].is_array()) {
-    return Status::Corruption("section kv.reference is not a vexfs-kv-reference-v1 record");
+Result<const Json*> Required(const Json& object, const char* name, const std::string& where) {
+  const Json* v = Member(object, name);
+  if (v == nullptr) return BadReference(where + "field '" + name + "' is missing");
+  return v;
+}
+
+// Integers outside int32 are refused rather than truncated: they cannot be token ids.
+Result<int32_t> Int32Of(const Json& v, const std::string& what) {
+  if (v.is_number_unsigned()) {
+    if (v.get<uint64_t>() <= uint64_t{INT32_MAX}) return static_cast<int32_t>(v.get<uint64_t>());
+  } else if (v.is_number_integer()) {
+    const int64_t i = v.get<int64_t>();
+    if (i >= INT32_MIN && i <= INT32_MAX) return static_cast<int32_t>(i);
   }
-  Reference r;
-  r.settings = j.value("settings", "");
-  for (const auto& s : j["steps"]) {
-    ReferenceStep step;
-    if (!s.is_object() || !s.contains("token") || !s["token"].is_number_integer() ||
-        !s.contains("logits_sha256") || !s["logits_sha256"].is_string() ||
-        !s.contains("top") || !s["top"].is_array()) {
-      return Status::Corruption("section kv.reference: malformed step " + std::to_string(r.steps.size()));
-    }
-    step.token = s["token"].get<int32_t>();
-    VEXFS_ASSIGN_OR_RETURN(step.logits_sha256, DigestFromHex(s["logits_sha256"].get<std::string>()));
-    for (const auto& t : s["top"]) {
-      if (!t.is_array() || t.size() != 2 || !t[0].is_number_integer() || !t[1].is_number()) {
-        return Status::Corruption("section kv.reference: malformed top logit");
-      }
-      step.top.emplace_back(t[0].get<int32_t>(), t[1].get<float>());
-    }
-    r.steps.push_back(std::move(step));
+  return BadReference(what + " is not a 32-bit integer");
+}
+
+// A double beyond float range has no float to convert to (undefined behaviour).
+Result<float> FloatOf(const Json& v, const std::string& what) {
+  if (v.is_number()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && std::fabs(d) <= FLT_MAX) return static_cast<float>(d);
   }
-  return r;
+  return BadReference(what + " is not a finite 32-bit float");
+}
+
+Result<usxf::Digest> DigestOf(const Json& v, const std::string& what) {
+  if (v.is_string()) {
+    if (auto id = ObjectId::FromHex(v.get_ref<const std::string&>()); id.ok()) return id->bytes;
+  }
+  return BadReference(what + " is not 64 hex digits");
+}
+
+Result<std::pair<int32_t, float>> DecodeTopLogit(const Json& t, const std::string& where) {
+  if (!t.is_array() || t.size() != 2) return BadReference(where + "is not an [id, logit] pair");
+  VEXFS_ASSIGN_OR_RETURN(int32_t id, Int32Of(t[0], where + "id"));
+  VEXFS_ASSIGN_OR_RETURN(float logit, FloatOf(t[1], where + "logit"));
+  return std::make_pair(id, logit);
+}
+
+Result<ReferenceStep> DecodeStep(const Json& s, const std::string& where) {
+  if (!s.is_object()) return BadReference(where + "is not an object");
+  ReferenceStep step;
+  VEXFS_ASSIGN_OR_RETURN(const Json* token, Required(s, "token", where));
+  VEXFS_ASSIGN_OR_RETURN(step.token, Int32Of(*token, where + "field 'token'"));
+  VEXFS_ASSIGN_OR_RETURN(const Json* digest, Required(s, "logits_sha256", where));
+  VEXFS_ASSIGN_OR_RETURN(step.logits_sha256, DigestOf(*digest, where + "field 'logits_sha256'"));
+  VEXFS_ASSIGN_OR_RETURN(const Json* top, Required(s, "top", where));
+  if (!top->is_array()) return BadReference(where + "field 'top' is not an array");
+  for (size_t i = 0; i < top->size(); ++i) {
+    VEXFS_ASSIGN_OR_RETURN(auto pair,
+                           DecodeTopLogit((*top)[i], where + "top entry " + std::to_string(i) + ": "));
+    step.top.push_back(pair);
+  }
+  return step;
 }
 
 Result<size_t> Require(const usxf::MappedFile& file, const char* name, usxf::SectionKind kind) {
@@ -134,6 +168,40 @@ Status DecodeLogits(const usxf::MappedFile& file, StateBundle& b) {
 
 }  // namespace
 
+std::string EncodeReference(const Reference& r) {
+  Json steps = Json::array();
+  for (const ReferenceStep& s : r.steps) {
+    Json top = Json::array();
+    for (const auto& [id, logit] : s.top) top.push_back({id, logit});
+    steps.push_back({{"token", s.token}, {"logits_sha256", usxf::HexOf(s.logits_sha256)}, {"top", top}});
+  }
+  // Settings are the runtime's own words; invalid UTF-8 there must not throw.
+  return Json{{"format", kReferenceFormat}, {"settings", r.settings}, {"steps", steps}}.dump(
+      -1, ' ', false, Json::error_handler_t::replace);
+}
+
+Result<Reference> DecodeReference(std::string_view text) {
+  const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return BadReference("not JSON");
+  if (!j.is_object()) return BadReference("not a JSON object");
+  const Json* format = Member(j, "format");
+  if (format == nullptr || !format->is_string() || *format != kReferenceFormat) {
+    return BadReference(std::string("field 'format' is not \"") + kReferenceFormat + "\"");
+  }
+  Reference r;
+  if (const Json* settings = Member(j, "settings"); settings != nullptr) {
+    if (!settings->is_string()) return BadReference("field 'settings' is not a string");
+    r.settings = settings->get<std::string>();
+  }
+  VEXFS_ASSIGN_OR_RETURN(const Json* steps, Required(j, "steps", ""));
+  if (!steps->is_array()) return BadReference("field 'steps' is not an array");
+  for (size_t i = 0; i < steps->size(); ++i) {
+    VEXFS_ASSIGN_OR_RETURN(ReferenceStep step, DecodeStep((*steps)[i], "step " + std::to_string(i) + ": "));
+    r.steps.push_back(std::move(step));
+  }
+  return r;
+}
+
 usxf::Digest LogitsDigest(const std::vector<float>& logits) { return Sha256Of(Bytes(logits)).bytes; }
 
 ReferenceStep MakeReferenceStep(int32_t token, const std::vector<float>& logits, size_t top_k) {
@@ -165,7 +233,7 @@ Status WriteStateFile(const std::string& path, const StateBundle& b, const usxf:
   sections.push_back({logits, Bytes(b.next_logits)});
   std::string reference;
   if (b.reference) {
-    reference = ReferenceJson(*b.reference);
+    reference = EncodeReference(*b.reference);
     usxf::SectionInfo r;
     r.name = kReferenceSection;
     sections.push_back({r, reference});
@@ -175,27 +243,32 @@ Status WriteStateFile(const std::string& path, const StateBundle& b, const usxf:
   return usxf::WriteFileToPath(path, sections, usxf::Metadata(), usxf::WriterOptions(), signers);
 }
 
-Result<StateBundle> ReadStateFile(const std::string& path, const usxf::Keyring* keyring) {
-  // Read once into memory, verify those bytes and decode those bytes: a file
-  // changed on disk after the check cannot slip anything in.
-  VEXFS_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path));
+Result<StateBundle> DecodeStateFile(std::string bytes, const usxf::Keyring* keyring) {
+  // Verify these bytes and decode these bytes: whatever changes on disk after
+  // they were read cannot slip anything in.
   usxf::VerifyReport report = usxf::VerifyBytes(bytes, {usxf::VerifyLevel::kFull, keyring, 2});
-  if (!report.status.ok()) return report.status.WithContext(path);
+  VEXFS_RETURN_IF_ERROR(report.status);
   VEXFS_ASSIGN_OR_RETURN(auto file, usxf::MappedFile::FromBytes(bytes));
   StateBundle b;
   std::string kv_storage;
-  auto kv_values = DecodeKv(*file, b, &kv_storage);
-  if (!kv_values.ok()) return kv_values.status().WithContext(path);
-  VEXFS_RETURN_IF_ERROR(DecodeLogits(*file, b).WithContext(path));
+  VEXFS_ASSIGN_OR_RETURN(std::string_view kv_values, DecodeKv(*file, b, &kv_storage));
+  VEXFS_RETURN_IF_ERROR(DecodeLogits(*file, b));
   if (auto i = file->Find(kReferenceSection); i.ok()) {
     std::string storage;
     VEXFS_ASSIGN_OR_RETURN(std::string_view text, file->Values(*i, &storage));
-    VEXFS_ASSIGN_OR_RETURN(Reference r, ParseReference(text));
+    VEXFS_ASSIGN_OR_RETURN(Reference r, DecodeReference(text));
     b.reference = std::move(r);
   }
   file.reset();  // it views `bytes`, which now become the cache
-  b.kv.data = TakeValues(std::move(bytes), std::move(kv_storage), *kv_values);
+  b.kv.data = TakeValues(std::move(bytes), std::move(kv_storage), kv_values);
   return b;
+}
+
+Result<StateBundle> ReadStateFile(const std::string& path, const usxf::Keyring* keyring) {
+  VEXFS_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path));
+  auto bundle = DecodeStateFile(std::move(bytes), keyring);
+  if (!bundle.ok()) return bundle.status().WithContext(path);
+  return bundle;
 }
 
 }  // namespace vexfs::kv

@@ -8,12 +8,19 @@
 //                    for the causal check (tokens, SHA-256 of every step's logits,
 //                    the top logits of every step)
 //
+// Reading is split in two so the decoding can be tested and fuzzed on bytes alone:
+// DecodeStateFile verifies and decodes a file already in memory, and
+// DecodeReference reads the kv.reference JSON. Neither throws: every field of
+// the outside bytes is checked for presence, type and range, and a bad one
+// becomes kCorruption naming it. Nothing here needs a llama.cpp runtime.
+//
 // Thread-safety: plain values and free functions.
 #ifndef VEXFS_KV_STATE_FILE_H_
 #define VEXFS_KV_STATE_FILE_H_
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kv/cache_convert.h"
@@ -47,9 +54,22 @@ Status WriteStateFile(const std::string& path, const StateBundle& bundle,
 
 // Verifies fully (digests, Merkle root, KV metadata; with a keyring a trusted
 // signature is required) and then decodes. kCorruption / kPermissionDenied /
-// kNotSupported name what failed; nothing is returned from a file that did not
-// verify.
+// kNotSupported name what failed (kNotFound: no such file, or a USXF file without
+// the kv sections); messages start with `path`. Nothing is returned from a file
+// that did not verify.
 Result<StateBundle> ReadStateFile(const std::string& path, const usxf::Keyring* keyring);
+
+// ReadStateFile on the file's bytes, already read (its messages name no path).
+// The returned cache takes over `bytes`' buffer rather than copying it.
+Result<StateBundle> DecodeStateFile(std::string bytes, const usxf::Keyring* keyring);
+
+// The kv.reference section's JSON text (format "vexfs-kv-reference-v1"). Decoding
+// requires an object with format "vexfs-kv-reference-v1", an optional string
+// settings, and steps: an array of objects, each with an int32 token, a 64-digit
+// hex logits_sha256 and top, an array of [int32 id, finite float logit] pairs.
+// Anything else is kCorruption naming the step and field; other fields are ignored.
+std::string EncodeReference(const Reference& reference);
+Result<Reference> DecodeReference(std::string_view json);
 
 // The reference record of a continuation (top `top_k` logits per step).
 ReferenceStep MakeReferenceStep(int32_t token, const std::vector<float>& logits, size_t top_k);
