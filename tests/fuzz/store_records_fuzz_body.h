@@ -15,8 +15,10 @@ namespace vexfs::internal::fuzz {
 // stored object), the rest is its input. A value that decodes must encode to
 // bytes that decode to the same encoding again (nothing is lost or invented),
 // and a stored object must either verify or fail with a status. Returns "" when
-// all holds, else what broke; memory errors are left to the sanitizers.
-std::string CheckStoreRecord(std::string_view bytes);
+// all holds, else what broke; memory errors are left to the sanitizers. A refused
+// input passes having checked little, so `decoded` (when not null) says whether
+// the input decoded (a stored object: verified by its full hash).
+std::string CheckStoreRecord(std::string_view bytes, bool* decoded = nullptr);
 
 // One valid input per decoder (selector byte included), for seeding.
 std::vector<std::string> StoreRecordSeeds();

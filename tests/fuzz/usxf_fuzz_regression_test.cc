@@ -19,8 +19,11 @@
 #include "fuzz/seed_corpus.h"
 #include "fuzz/usxf_fuzz_body.h"
 #include "fuzz/usxf_fuzz_repair.h"
+#include "usxf/digests.h"
+#include "usxf/format.h"
 #include "vexfs/usxf.h"
 #include "vexfs/usxf_io.h"
+#include "vexfs/usxf_keys.h"
 #include "vexfs/usxf_kv.h"
 
 // A hostile header must not make a reader allocate gigabytes. libFuzzer enforces
@@ -72,7 +75,23 @@ std::vector<Input> AllInputs() {
 class UsxfFuzzReplayTest : public testing::TestWithParam<Input> {};
 
 TEST_P(UsxfFuzzReplayTest, ReadersAgreeAndKeepTheirPromises) {
-  EXPECT_EQ(CheckReaders(GetParam().bytes), "") << GetParam().name;
+  const Input& input = GetParam();
+  // CheckReaders accepts a refusal, so a seed the readers refused would pass
+  // having checked nothing: every seed must open and verify (fully when sealed).
+  if (input.name.rfind("seed_", 0) == 0) {
+    auto mapped = MappedFile::FromBytes(input.bytes);
+    ASSERT_TRUE(mapped.ok()) << input.name << ": " << mapped.status().ToString();
+    const Status verified =
+        (*mapped)->Verify((*mapped)->summary().sealed ? VerifyLevel::kFull : VerifyLevel::kFast);
+    EXPECT_TRUE(verified.ok()) << input.name << ": " << verified.ToString();
+  }
+  EXPECT_EQ(CheckReaders(input.bytes), "") << input.name;
+}
+
+// AllInputs cannot fail a test; an unreadable directory would leave every saved
+// input unreplayed without a word.
+TEST(UsxfFuzzSavedTest, RegressionsDirectoryIsThere) {
+  EXPECT_TRUE(std::filesystem::is_regular_file(std::string(VEXFS_FUZZ_REGRESSIONS_DIR) + "/README.md"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Inputs, UsxfFuzzReplayTest, testing::ValuesIn(AllInputs()),
@@ -131,11 +150,73 @@ TEST(UsxfFuzzRepairTest, ChangedTokenIdsGetTheirBlockHashesBack) {
   EXPECT_EQ(changed->token_ids[0], 1001);
 }
 
+// A sealed file laid out and hashed as the writer does it (preamble, header, data
+// padded to the alignment, footer), but built from the format's own encoders, so
+// that it can hold a section the writer refuses to write.
+std::string HandWritten(SectionInfo section, std::string_view data) {
+  section.stored_length = section.raw_length = data.size();
+  Preamble p;
+  p.alignment = 64;
+  std::vector<SectionInfo> sections = {section};
+  const std::string header = EncodeHeader(&p, &sections, Metadata().Encode());
+  const std::string preamble = EncodePreamble(p);
+  std::string file = preamble + header;
+  file.resize(p.DataOffset(), '\0');
+  file += data;
+  file.resize(p.FooterOffset(), '\0');
+  SectionHasher hasher(/*sealed=*/true, p.chunk_log2);
+  hasher.Update(data);
+  Footer footer;
+  footer.sealed = true;
+  footer.checksums = {hasher.FinishChecksum()};
+  footer.section_digests = {hasher.FinishDigest()};
+  footer.header_digest = HeaderDigest(preamble, header);
+  footer.root = RootOf(footer.header_digest, footer.section_digests);
+  return file + EncodeFooter(footer);
+}
+
+// Two layers, six tokens: small enough to write, so the hand-written layout can
+// be checked against what the readers accept.
+KvCacheInfo SmallKv() {
+  KvCacheInfo kv;
+  kv.arch = "qwen2";
+  kv.weights_fingerprint.fill(1);
+  kv.hparams_fingerprint.fill(2);
+  kv.tokenizer_fingerprint.fill(3);
+  kv.n_layers = 2;
+  kv.n_heads.assign(2, 4);
+  kv.n_kv_heads.assign(2, 2);
+  kv.k_head_dim.assign(2, 8);
+  kv.v_head_dim.assign(2, 8);
+  kv.attention = AttentionKind::kGQA;
+  kv.token_ids = {1, 2, 3, 4, 5, 6};
+  kv.block_size = 4;
+  kv.ComputeBlockHashes();
+  return kv;
+}
+
+// Without this the test below could not tell a refused KV section from a file
+// the hand-written layout got wrong.
+TEST(UsxfFuzzRegressionTest, HandWrittenFilesAreWhatTheReadersAccept) {
+  const KvCacheInfo kv = SmallKv();
+  const std::string values(kv.ElementCount() * 2, '\x11');
+  const std::string file = HandWritten(KvSection("kv", kv, DType::kF16), values);
+  auto mapped = MappedFile::FromBytes(file);
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  EXPECT_TRUE((*mapped)->Verify(VerifyLevel::kFull).ok());
+  EXPECT_TRUE(VerifyBytes(file, VerifyOptions{}).status.ok());
+  auto decoded = KvCacheInfo::FromSection((*mapped)->sections()[0]);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(decoded->token_ids, kv.token_ids);
+  EXPECT_EQ(CheckReaders(file), "");
+}
+
 // Found by reading the code, not by the fuzzer: its inputs are capped at 64 KiB and
 // this file's header is 2 MiB. 2^19 tokens x 4096 layers x 65536 KV heads x
 // (65536 + 65536) dims is exactly 2^64 elements, so ElementCount wraps to 0; the
 // header check then accepts a section of shape [0] and KOffset/VOffset point far
-// outside it. Every dimension is within its documented limit.
+// outside it. Every dimension is within its documented limit. The writer refuses
+// such a plan, so the file is written by hand: the readers must refuse it too.
 TEST(UsxfFuzzRegressionTest, KvElementCountDoesNotWrap) {
   constexpr uint32_t kLayers = 4096, kHeads = 65536, kDim = 65536, kTokens = 1u << 19;
   KvCacheInfo kv;
@@ -151,16 +232,25 @@ TEST(UsxfFuzzRegressionTest, KvElementCountDoesNotWrap) {
   kv.token_ids.assign(kTokens, 7);
   kv.block_size = 1u << 20;
   kv.ComputeBlockHashes();
-  SectionData section{KvSection("kv", kv, DType::kF16), ""};
+  ASSERT_EQ(kv.ElementCount(), 0u);  // the wrap this test is about
+  const SectionData section{KvSection("kv", kv, DType::kF16), ""};
+  ASSERT_EQ(section.info.shape, std::vector<uint64_t>{0});
   StringSink sink;
-  Status written = WriteFile(&sink, {section}, Metadata(), WriterOptions{.alignment = 64});
-  if (!written.ok()) {
-    // Fixed in the shared section check: the writer refuses the plan, and the
-    // readers, which run the same check on every header, refuse such a file.
-    SUCCEED() << "the writer refuses it: " << written.ToString();
-    return;
-  }
-  EXPECT_EQ(CheckReaders(sink.out), "");
+  EXPECT_EQ(WriteFile(&sink, {section}, Metadata(), WriterOptions{.alignment = 64}).code(),
+            StatusCode::kInvalidArgument);
+
+  const std::string file = HandWritten(section.info, "");
+  auto mapped = MappedFile::FromBytes(file);
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();  // the header rules pass it
+  ASSERT_EQ((*mapped)->sections().size(), 1u);
+  auto decoded = KvCacheInfo::FromSection((*mapped)->sections()[0]);
+  ASSERT_FALSE(decoded.ok()) << "a KV section of 2^64 elements was accepted as [0]";
+  EXPECT_NE(decoded.status().message().find("n_tokens"), std::string::npos)
+      << decoded.status().ToString();
+  // Its bytes are intact (Verify checks integrity only); what it says is not.
+  EXPECT_TRUE((*mapped)->Verify(VerifyLevel::kFull).ok());
+  EXPECT_FALSE(VerifyBytes(file, VerifyOptions{}).status.ok());
+  EXPECT_EQ(CheckReaders(file), "");
 }
 
 }  // namespace
