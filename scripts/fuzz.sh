@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Fuzzes the USXF readers: builds the libFuzzer targets (clang-14, ASan + UBSan) in
-# build-fuzz/, writes the seed corpus, then fuzzes for SECONDS (default 60), and
-# the GloVe file reader and the store's record decoders for a third of that each
-# (their inputs go to tests/fuzz/glove_regressions/ and store_regressions/,
-# replayed by glove_fuzz_regression_test and store_records_fuzz_regression_test). Exits
-# non-zero on any crash, leak, out-of-memory, timeout or reader disagreement; the
-# input is saved as tests/fuzz/regressions/crash-<sha1> (or leak-, oom-, timeout-),
-# and usxf_fuzz_regression_test replays it in every normal test run from then on.
-# New coverage accumulates in build-fuzz/corpus/ between runs.
+# build-fuzz/, writes the seed corpus, then fuzzes for SECONDS (default 60). Then,
+# for two thirds of SECONDS together: the GloVe file reader and the store's record
+# decoders (a sixth each), the KV state file reader (a quarter) and the KV transfer
+# protocol's decoders (a twelfth), each at least a second. Their inputs go to
+# tests/fuzz/glove_regressions/, store_regressions/, kv_state_regressions/ and
+# kv_transport_regressions/, replayed by glove_fuzz_regression_test,
+# store_records_fuzz_regression_test, kv_state_fuzz_regression_test and
+# kv_transport_fuzz_regression_test. Exits non-zero on any crash, leak,
+# out-of-memory, timeout or reader disagreement; a USXF input is saved as
+# tests/fuzz/regressions/crash-<sha1> (or leak-, oom-, timeout-), and
+# usxf_fuzz_regression_test replays it in every normal test run from then on.
+# New coverage accumulates in build-fuzz/corpus/ (and *-corpus/) between runs.
 # Usage: scripts/fuzz.sh [SECONDS] [libFuzzer flags...]
 #   VEXFS_BUILD_JOBS  parallel build jobs (default: nproc)
 set -euo pipefail
@@ -60,12 +64,17 @@ fuzz_target() {
   echo "fuzz: no crash in ${secs}s of $what"
 }
 
+# share NUM DEN: SECONDS * NUM / DEN, at least 1.
+share() {
+  local n=$(( seconds * $1 / $2 ))
+  echo $(( n > 0 ? n : 1 ))
+}
+
 fuzz_target usxf_reader_fuzz "the USXF readers" "$seconds" 65536 "$regressions" \
   "$dir/corpus" "$dir/seeds" "$@"
 
-# The GloVe (.vxg) file reader, a third as long: seeds are small files made by
+# The GloVe (.vxg) file reader, a sixth as long: seeds are small files made by
 # the real converter (f16 and f32, ASCII and non-ASCII words).
-glove_seconds=$(( seconds / 3 > 0 ? seconds / 3 : 1 ))
 glove_regressions=tests/fuzz/glove_regressions
 rm -rf "$dir/glove-seeds"
 mkdir -p "$dir/glove-seeds" "$dir/glove-corpus" "$glove_regressions"
@@ -81,14 +90,32 @@ for dtype in f16 f32; do
     "$dir/glove-seeds/tiny-$dtype.vxg" >/dev/null
 done
 rm "$dir/glove-seeds/tiny.json"
-fuzz_target glove_reader_fuzz "the GloVe file reader" "$glove_seconds" 16384 \
+fuzz_target glove_reader_fuzz "the GloVe file reader" "$(share 1 6)" 16384 \
   "$glove_regressions" "$dir/glove-corpus" "$dir/glove-seeds" "$@"
 
-# The store's record and object decoders, a third as long: seeds are one valid
+# The store's record and object decoders, a sixth as long: seeds are one valid
 # record or object of each kind (a chunk with page checksums is over 10 KB).
 store_regressions=tests/fuzz/store_regressions
 rm -rf "$dir/store-seeds"
 mkdir -p "$dir/store-seeds" "$dir/store-corpus" "$store_regressions"
 "$dir/tests/fuzz/make_store_seeds" "$dir/store-seeds"
-fuzz_target store_records_fuzz "the store's record decoders" "$glove_seconds" 16384 \
+fuzz_target store_records_fuzz "the store's record decoders" "$(share 1 6)" 16384 \
   "$store_regressions" "$dir/store-corpus" "$dir/store-seeds" "$@"
+
+# The KV state file reader, a quarter as long: seeds are state files written by
+# WriteStateFile (about 16 KB each) and kv.reference JSON texts.
+kv_state_regressions=tests/fuzz/kv_state_regressions
+rm -rf "$dir/kv-state-seeds"
+mkdir -p "$dir/kv-state-seeds" "$dir/kv-state-corpus" "$kv_state_regressions"
+"$dir/tests/fuzz/make_kv_state_seeds" "$dir/kv-state-seeds"
+fuzz_target kv_state_fuzz "the KV state file reader" "$(share 1 4)" 32768 \
+  "$kv_state_regressions" "$dir/kv-state-corpus" "$dir/kv-state-seeds" "$@"
+
+# The KV transfer protocol's hello and message decoders, a twelfth as long: their
+# inputs are under 4.2 KB and their code is short.
+kv_transport_regressions=tests/fuzz/kv_transport_regressions
+rm -rf "$dir/kv-transport-seeds"
+mkdir -p "$dir/kv-transport-seeds" "$dir/kv-transport-corpus" "$kv_transport_regressions"
+"$dir/tests/fuzz/make_kv_transport_seeds" "$dir/kv-transport-seeds"
+fuzz_target kv_transport_fuzz "the KV transfer protocol" "$(share 1 12)" 8192 \
+  "$kv_transport_regressions" "$dir/kv-transport-corpus" "$dir/kv-transport-seeds" "$@"
