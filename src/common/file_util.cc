@@ -10,14 +10,23 @@
 
 namespace vexfs {
 
-Status ErrnoStatus(const std::string& what) {
-  int err = errno;
-  std::string msg = what + ": " + std::strerror(err);
-  if (err == ENOSPC || err == EDQUOT) return Status::NoSpace(msg);
-  if (err == EROFS || err == EACCES || err == EPERM) return Status::ReadOnly(msg);
-  if (err == ENOENT) return Status::NotFound(msg);
-  return Status::IOError(msg);
+Status ErrnoToStatus(int err, std::string_view what) {
+  std::string msg(what);
+  msg += ": ";
+  msg += std::strerror(err);
+  switch (err) {
+    case ENOSPC:
+    case EDQUOT: return Status::NoSpace(msg);
+    case EROFS:
+    case EACCES:
+    case EPERM: return Status::ReadOnly(msg);
+    case ENOENT: return Status::NotFound(msg);
+    case EAGAIN: return Status::Busy(msg);  // EWOULDBLOCK too: the same value on Linux
+    default: return Status::IOError(msg);
+  }
 }
+
+Status ErrnoStatus(const std::string& what) { return ErrnoToStatus(errno, what); }
 
 static Status WriteAll(int fd, std::string_view bytes) {
   while (!bytes.empty()) {

@@ -1,4 +1,5 @@
-// Small POSIX file helpers shared by the store and the index: errno to Status,
+// Small POSIX helpers shared by the store, the index, USXF and the KV transport:
+// errno to Status (the one mapping in src/; the mount has its own reply path),
 // and durable atomic replacement of a file (temporary file, fsync, rename, fsync
 // of the directory).
 #ifndef VEXFS_COMMON_FILE_UTIL_H_
@@ -11,7 +12,13 @@
 
 namespace vexfs {
 
-// Status for the current errno: ENOSPC -> kNoSpace, EROFS/EACCES -> kReadOnly, ...
+// The Status for the errno value `err` of a failed call, with message
+// "<what>: <strerror(err)>" (`what` says what was being done). ENOSPC and EDQUOT
+// -> kNoSpace; EROFS, EACCES and EPERM -> kReadOnly (what the store reacts to by
+// opening read-only); ENOENT -> kNotFound; EAGAIN (EWOULDBLOCK) -> kBusy; any
+// other value -> kIOError. `err` 0 is a caller's mistake and gives kIOError too.
+Status ErrnoToStatus(int err, std::string_view what);
+// ErrnoToStatus(errno, what): call it right after the failed call.
 Status ErrnoStatus(const std::string& what);
 
 // Replaces `path` with `bytes` so that a crash leaves the old or the new file.

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <thread>
 
+#include "common/file_util.h"
 #include "index/spawn_pipes.h"
 
 namespace vexfs::index {
@@ -21,10 +22,6 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 constexpr size_t kIoChunk = size_t{64} << 10;
-
-Status SystemError(const std::string& what) {
-  return Status::IOError(what + ": " + std::strerror(errno));
-}
 
 // Whole milliseconds left until `deadline`, rounded up; <= 0 once it has passed.
 int RemainingMs(Clock::time_point deadline) {
@@ -88,7 +85,7 @@ Status ChildProcess::Exchange(std::string_view input, size_t count, milliseconds
     pollfd fds[2] = {{stdout_fd_, POLLIN, 0}, {stdin_fd_, POLLOUT, 0}};
     nfds_t nfds = t.written < input.size() ? 2 : 1;
     int ready = ::poll(fds, nfds, wait_ms);
-    if (ready < 0 && errno != EINTR) return Abandon(SystemError("poll"));
+    if (ready < 0 && errno != EINTR) return Abandon(ErrnoStatus("poll"));
     if (ready <= 0) continue;  // the loop's top reports a timeout
     if (fds[0].revents != 0) VEXFS_RETURN_IF_ERROR(Receive(&t));
     if (nfds == 2 && fds[1].revents != 0) VEXFS_RETURN_IF_ERROR(Send(&t));
@@ -127,7 +124,7 @@ Status ChildProcess::Send(Transfer* t) {
     return Status::IOError(ReapAfterClose() + " before reading all its input (at " +
                            t->Position() + ")");
   } else if (errno != EAGAIN && errno != EINTR) {
-    return Abandon(SystemError("write to embedder process"));
+    return Abandon(ErrnoStatus("write to embedder process"));
   }
   return Status::Ok();
 }
@@ -173,7 +170,7 @@ Status ChildProcess::ReadAvailable(bool* eof) {
   } else if (n == 0) {
     *eof = true;
   } else if (errno != EAGAIN && errno != EINTR) {
-    return Abandon(SystemError("read from embedder process"));
+    return Abandon(ErrnoStatus("read from embedder process"));
   }
   return Status::Ok();
 }

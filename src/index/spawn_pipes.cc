@@ -11,14 +11,12 @@
 #include <cstring>
 #include <utility>
 
+#include "common/file_util.h"
+
 extern char** environ;
 
 namespace vexfs::index {
 namespace {
-
-Status SystemError(const std::string& what) {
-  return Status::IOError(what + ": " + std::strerror(errno));
-}
 
 // Owns a descriptor until released.
 class Fd {
@@ -46,7 +44,7 @@ class Fd {
 Status MoveAboveStdio(Fd* fd) {
   if (fd->get() > STDERR_FILENO) return Status::Ok();
   int moved = ::fcntl(fd->get(), F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
-  if (moved < 0) return SystemError("fcntl");
+  if (moved < 0) return ErrnoStatus("fcntl");
   fd->reset(moved);
   return Status::Ok();
 }
@@ -54,7 +52,7 @@ Status MoveAboveStdio(Fd* fd) {
 // Close-on-exec, so no other program the host starts inherits our ends.
 Status MakePipe(Fd* read_end, Fd* write_end) {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return SystemError("pipe");
+  if (::pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus("pipe");
   read_end->reset(fds[0]);
   write_end->reset(fds[1]);
   VEXFS_RETURN_IF_ERROR(MoveAboveStdio(read_end));
@@ -63,7 +61,7 @@ Status MakePipe(Fd* read_end, Fd* write_end) {
 
 Status SetNonBlocking(int fd) {
   int flags = ::fcntl(fd, F_GETFL);
-  if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) return SystemError("fcntl");
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) return ErrnoStatus("fcntl");
   return Status::Ok();
 }
 
@@ -92,7 +90,7 @@ Result<pid_t> Spawn(const std::string& command, int child_stdin, int child_stdou
   int rc = ::posix_spawn(&pid, "/bin/sh", &actions, &attr, argv, environ);
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return Status::IOError(std::string("cannot start /bin/sh: ") + std::strerror(rc));
+  if (rc != 0) return ErrnoToStatus(rc, "cannot start /bin/sh");
   return pid;
 }
 

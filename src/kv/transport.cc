@@ -199,7 +199,7 @@ Status Sender::SendPiece(int sock, std::string_view piece, bool* receiver_spoke)
     }
     ssize_t n = ::send(sock, piece.data(), piece.size(), MSG_NOSIGNAL);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (n < 0) return Status::IOError(std::string("send to the receiver: ") + std::strerror(errno));
+    if (n < 0) return ErrnoStatus("send to the receiver");
     piece.remove_prefix(static_cast<size_t>(n));
     report_.bytes_sent += static_cast<uint64_t>(n);
   }

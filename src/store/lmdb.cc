@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "common/file_util.h"
+
 namespace vexfs::internal {
 namespace {
 
@@ -54,19 +56,15 @@ Status LmdbStatus(int rc, std::string_view what) {
       return Status::NoSpace(std::string(what) +
                              ": the store is full (its LMDB map size is reached; "
                              "reopen with a larger map size or run gc)");
-    case ENOSPC: return Status::NoSpace(std::string(what) + ": no space left on device");
-    case EDQUOT: return Status::NoSpace(std::string(what) + ": disk quota exceeded");
-    case EACCES:
-    case EROFS:
-    case EPERM: return Status::ReadOnly(msg);
     case MDB_CORRUPTED:
     case MDB_PAGE_NOTFOUND:
     case MDB_INVALID:
     case MDB_VERSION_MISMATCH: return Status::Corruption(msg);
-    case MDB_READERS_FULL:
-    case EAGAIN: return Status::Busy(msg);
+    case MDB_READERS_FULL: return Status::Busy(msg);
     case MDB_BAD_VALSIZE: return Status::InvalidArgument(msg);
-    default: return Status::IOError(msg);
+    default:
+      // LMDB's own codes are negative; the rest are errno values.
+      return rc > 0 ? ErrnoToStatus(rc, what) : Status::IOError(msg);
   }
 }
 

@@ -14,7 +14,8 @@
 
 namespace vexfs::internal {
 
-// Maps an LMDB or errno return code to a Status; `what` says what was being done.
+// Maps an LMDB return code to a Status, and an errno value (LMDB passes those
+// through) with ErrnoToStatus; `what` says what was being done.
 Status LmdbStatus(int rc, std::string_view what);
 
 // The named databases of a store (docs/format.md lists their keys and values).

@@ -1,11 +1,14 @@
-// Tests for Status and Result: codes, messages, context, copying, and the
-// propagation macros.
+// Tests for Status and Result: codes, messages, context, copying, the
+// propagation macros, and the errno mapping (common/file_util.h).
 #include "vexfs/status.h"
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <cstring>
 #include <string>
 
+#include "common/file_util.h"
 #include "test_util.h"
 
 namespace vexfs {
@@ -113,6 +116,32 @@ TEST(ResultTest, MacrosPropagateFirstFailure) {
   EXPECT_CODE(Quarter(5), StatusCode::kInvalidArgument);
   EXPECT_OK(CheckEven(4));
   EXPECT_CODE(CheckEven(3), StatusCode::kInvalidArgument);
+}
+
+// The one errno mapping of src/: every kind a caller tells apart, and the rest
+// as I/O errors, each message naming what was being done and why.
+TEST(ErrnoToStatusTest, MapsEachErrnoToItsKind) {
+  const std::pair<int, StatusCode> cases[] = {
+      {ENOSPC, StatusCode::kNoSpace},      {EDQUOT, StatusCode::kNoSpace},
+      {EROFS, StatusCode::kReadOnly},      {EACCES, StatusCode::kReadOnly},
+      {EPERM, StatusCode::kReadOnly},      {ENOENT, StatusCode::kNotFound},
+      {EAGAIN, StatusCode::kBusy},         {EWOULDBLOCK, StatusCode::kBusy},
+      {EIO, StatusCode::kIOError},         {ECONNREFUSED, StatusCode::kIOError},
+      {EPIPE, StatusCode::kIOError},       {EMFILE, StatusCode::kIOError},
+      {0, StatusCode::kIOError},
+  };
+  for (const auto& [err, code] : cases) {
+    const Status st = ErrnoToStatus(err, "write 'x'");
+    EXPECT_EQ(st.code(), code) << std::strerror(err);
+    EXPECT_EQ(st.message(), std::string("write 'x': ") + std::strerror(err));
+  }
+}
+
+TEST(ErrnoToStatusTest, ErrnoStatusReadsErrno) {
+  errno = EDQUOT;
+  const Status st = ErrnoStatus("sync 'y'");
+  EXPECT_CODE(st, StatusCode::kNoSpace);
+  EXPECT_EQ(st.message(), std::string("sync 'y': ") + std::strerror(EDQUOT));
 }
 
 }  // namespace
