@@ -10,18 +10,12 @@ namespace {
 
 InodeRecord CleanRecord(const TreeEntry& entry, uint64_t parent, TimeNs now) {
   InodeRecord rec;
-  rec.type = entry.type;
-  rec.mode = entry.mode;
-  rec.uid = entry.uid;
-  rec.gid = entry.gid;
-  rec.size = entry.size;
+  CopySharedAttributes(entry, &rec);
   rec.nlink = entry.type == FileType::kDirectory ? 2 : 1;
   rec.atime = now;
-  rec.mtime = entry.mtime;
   rec.ctime = now;
   rec.dirty = false;
   rec.cached = entry.id;
-  rec.rdev = entry.rdev;
   if (parent != 0) rec.parents = {parent};
   return rec;
 }

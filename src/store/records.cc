@@ -13,15 +13,9 @@ constexpr uint8_t kFlagCached = 2;
 Attributes InodeRecord::ToAttributes(uint64_t ino) const {
   Attributes a;
   a.ino = ino;
-  a.type = type;
-  a.mode = mode;
-  a.uid = uid;
-  a.gid = gid;
-  a.size = size;
+  CopySharedAttributes(*this, &a);
   a.nlink = nlink;
-  a.rdev = rdev;
   a.atime = atime;
-  a.mtime = mtime;
   a.ctime = ctime;
   return a;
 }

@@ -39,6 +39,22 @@ struct InodeRecord {
   Attributes ToAttributes(uint64_t ino) const;
 };
 
+// The attributes an inode record, a snapshot's tree entry (objects.h) and the
+// public Attributes (vexfs/types.h) have in common: type, permission bits,
+// owner, mtime, size and device number. Every conversion between them copies
+// these here, so a field added to all three cannot be dropped by one of them;
+// each caller sets only what its target has beyond them.
+template <typename From, typename To>
+void CopySharedAttributes(const From& from, To* to) {
+  to->type = from.type;
+  to->mode = from.mode;
+  to->uid = from.uid;
+  to->gid = from.gid;
+  to->mtime = from.mtime;
+  to->size = from.size;
+  to->rdev = from.rdev;
+}
+
 std::string EncodeInode(const InodeRecord& r);
 Status DecodeInode(std::string_view v, InodeRecord* r);
 

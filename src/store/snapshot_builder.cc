@@ -8,14 +8,8 @@ namespace {
 TreeEntry EntryFor(const std::string& name, const InodeRecord& rec, const ObjectId& id) {
   TreeEntry e;
   e.name = name;
-  e.type = rec.type;
-  e.mode = rec.mode;
-  e.uid = rec.uid;
-  e.gid = rec.gid;
-  e.mtime = rec.mtime;
-  e.size = rec.size;
+  CopySharedAttributes(rec, &e);
   e.id = id;
-  e.rdev = rec.rdev;
   return e;
 }
 

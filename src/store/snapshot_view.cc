@@ -11,14 +11,9 @@ namespace {
 
 Attributes ToAttributes(const TreeEntry& e) {
   Attributes a;
-  a.type = e.type;
-  a.mode = e.mode;
-  a.uid = e.uid;
-  a.gid = e.gid;
-  a.size = e.size;
+  internal::CopySharedAttributes(e, &a);
   a.nlink = e.type == FileType::kDirectory ? 2 : 1;
-  a.rdev = e.rdev;
-  a.atime = a.mtime = a.ctime = e.mtime;
+  a.atime = a.ctime = e.mtime;
   return a;
 }
 

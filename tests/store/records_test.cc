@@ -533,5 +533,35 @@ TEST(VerifyStoredObjectTest, APagedCompressedChunkIsRefusedBeforeAHugeAllocation
   }
 }
 
+// Snapshots (record to tree entry), restores (tree entry to record) and stat
+// (record or tree entry to Attributes) all copy through CopySharedAttributes:
+// every shared field must arrive, each a value no default holds.
+TEST(RecordsTest, SharedAttributesSurviveEveryConversion) {
+  InodeRecord rec;
+  rec.type = FileType::kBlockDevice;
+  rec.mode = 0640;
+  rec.uid = 1001;
+  rec.gid = 1002;
+  rec.mtime = 1700000000123456789;
+  rec.size = 4242;
+  rec.rdev = (uint64_t{8} << 8) | 1;
+  TreeEntry entry;
+  CopySharedAttributes(rec, &entry);
+  InodeRecord restored;
+  CopySharedAttributes(entry, &restored);
+  Attributes from_entry;
+  CopySharedAttributes(entry, &from_entry);
+  for (const Attributes& a : {restored.ToAttributes(7), from_entry}) {
+    EXPECT_EQ(a.type, FileType::kBlockDevice);
+    EXPECT_EQ(a.mode, 0640u);
+    EXPECT_EQ(a.uid, 1001u);
+    EXPECT_EQ(a.gid, 1002u);
+    EXPECT_EQ(a.mtime, 1700000000123456789);
+    EXPECT_EQ(a.size, 4242u);
+    EXPECT_EQ(a.rdev, (uint64_t{8} << 8) | 1);
+  }
+  EXPECT_EQ(restored.ToAttributes(7).ino, 7u);
+}
+
 }  // namespace
 }  // namespace vexfs::internal
