@@ -1,3 +1,5 @@
+// Capture (see capture.h): a prefilled sequence's state blob made canonical, with
+// its KV metadata, and written as a state file with the source's reference.
 #include "kv/capture.h"
 
 #include <sys/stat.h>

@@ -1,3 +1,5 @@
+// Process-wide llama.cpp setup (see llama_runtime.h): ggml's CPU backend loaded
+// once, its log kept quiet, and where its libraries and vocabularies are found.
 #include "kv/llama_runtime.h"
 
 #include <cstdio>

@@ -1,3 +1,5 @@
+// Restore (see restore.h): a verified state checked against the loaded model,
+// then its blob rebuilt for the target context's settings and loaded.
 #include "kv/restore.h"
 
 #include <algorithm>

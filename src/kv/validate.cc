@@ -1,3 +1,5 @@
+// The causal validation protocol (see validate.h): tensor digests, slot probes,
+// continuations against re-prefill and the source's reference, and the control.
 #include "kv/validate.h"
 
 #include <algorithm>
