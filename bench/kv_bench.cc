@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 
 #include "bench_util.h"
-#include "kv/capture.h"
-#include "kv/model_init.h"
-#include "kv/restore.h"
-#include "kv/state_file.h"
+#include "vexfs/kv/capture.h"
+#include "vexfs/kv/model_init.h"
+#include "vexfs/kv/restore.h"
+#include "vexfs/kv/state_file.h"
 #include "vexfs/usxf_kv.h"
 
 namespace vexfs::bench {

@@ -347,6 +347,10 @@ class Store {
   Result<std::vector<CommitInfo>> Log(std::string_view branch_or_snapshot = "",
                                       size_t limit = 0);
   Result<std::unique_ptr<SnapshotView>> OpenSnapshot(std::string_view name_or_id);
+  // What a read command reads: the snapshot `at` when it is not empty (`branch` is
+  // then ignored), else the working tree of `branch` ("" = current). Errors as
+  // OpenSnapshot or Tree.
+  Result<std::unique_ptr<TreeView>> OpenView(std::string_view at, std::string_view branch = "");
 
   // Differences from A to B; each is a snapshot name/id or "WORKING" (the
   // current branch's working tree). Equal subtrees are skipped by hash; a removed

@@ -10,10 +10,15 @@
 
 namespace vexfs {
 
-Status ErrnoToStatus(int err, std::string_view what) {
+static std::string ErrnoMessage(int err, std::string_view what) {
   std::string msg(what);
   msg += ": ";
   msg += std::strerror(err);
+  return msg;
+}
+
+Status ErrnoToStatus(int err, std::string_view what) {
+  std::string msg = ErrnoMessage(err, what);
   switch (err) {
     case ENOSPC:
     case EDQUOT: return Status::NoSpace(msg);
@@ -27,6 +32,11 @@ Status ErrnoToStatus(int err, std::string_view what) {
 }
 
 Status ErrnoStatus(const std::string& what) { return ErrnoToStatus(errno, what); }
+
+Status OutsideErrnoToStatus(int err, std::string_view what) {
+  if (err == ENOENT) return Status::NotFound(ErrnoMessage(err, what));
+  return Status::IOError(ErrnoMessage(err, what));
+}
 
 static Status WriteAll(int fd, std::string_view bytes) {
   while (!bytes.empty()) {

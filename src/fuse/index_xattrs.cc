@@ -64,7 +64,7 @@ Result<std::string> Filesystem::GetIndexXattr(uint64_t ino, std::string_view nam
                      {"length", p.length},
                      {"dim", p.values.size()}});
     }
-    return out.dump();
+    return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   if (passages.empty()) {
     return Status::NotFound("no vector of model '" + std::string(model) + "' for this file");

@@ -1,5 +1,5 @@
-// RunMount / Unmount: the daemon around Filesystem and the FUSE session.
-#include "fuse/mount.h"
+// Mount / Unmount (vexfs/mount.h): the daemon around Filesystem and the FUSE session.
+#include "vexfs/mount.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -212,6 +212,19 @@ Status AwaitDaemon(int fd, pid_t child) {
 }
 
 }  // namespace
+}  // namespace vexfs::fuse
+
+namespace vexfs {
+
+using fuse::AwaitDaemon;
+using fuse::kDaemonExitWait;
+using fuse::kIgnored;
+using fuse::kPassedThrough;
+using fuse::MountLock;
+using fuse::ResolvedPath;
+using fuse::RunDaemon;
+using fuse::Serve;
+using fuse::VexfsStoreMountedAt;
 
 Status ApplyMountOptionList(std::string_view list, MountOptions* options) {
   while (!list.empty()) {
@@ -239,7 +252,7 @@ Status ApplyMountOptionList(std::string_view list, MountOptions* options) {
   return Status::Ok();
 }
 
-Status RunMount(const MountOptions& options) {
+Status Mount(const MountOptions& options) {
   if (options.remount) return Remount(options);
   if (options.foreground || options.debug) {
     return Serve(options, [](const Status&) {});
@@ -279,4 +292,4 @@ Status Unmount(const std::string& mountpoint) {
   return Status::Ok();
 }
 
-}  // namespace vexfs::fuse
+}  // namespace vexfs

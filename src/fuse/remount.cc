@@ -1,4 +1,4 @@
-// Remount: new per-mount flags for a running VexFS mount (see mount.h). The
+// Remount: new per-mount flags for a running VexFS mount (see vexfs/mount.h). The
 // kernel changes them with mount(2) MS_REMOUNT | MS_BIND, which sets the whole
 // set at once, so the current flags are read from the mount table and only the
 // ones asked for change.
@@ -8,8 +8,8 @@
 #include <cstring>
 #include <map>
 
-#include "fuse/mount.h"
 #include "fuse/mount_table.h"
+#include "vexfs/mount.h"
 
 namespace vexfs::fuse {
 namespace {
@@ -75,6 +75,16 @@ Status RefuseDaemonChanges(const MountOptions& o, const VexfsMount& mount,
 }
 
 }  // namespace
+}  // namespace vexfs::fuse
+
+namespace vexfs {
+
+using fuse::ApplyFlag;
+using fuse::FlagsOf;
+using fuse::RefuseDaemonChanges;
+using fuse::ResolvedPath;
+using fuse::VexfsMount;
+using fuse::VexfsMountAt;
 
 Status Remount(const MountOptions& o) {
   std::string where = ResolvedPath(o.mountpoint);
@@ -102,4 +112,4 @@ Status Remount(const MountOptions& o) {
   return Status::Ok();
 }
 
-}  // namespace vexfs::fuse
+}  // namespace vexfs

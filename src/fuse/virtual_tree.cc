@@ -4,10 +4,11 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <nlohmann/json.hpp>
 
 #include "common/sha256.h"
 #include "fuse/query_name.h"
+#include "vexfs/json.h"
+#include "vexfs/paths.h"
 
 namespace vexfs::fuse {
 namespace {
@@ -38,16 +39,6 @@ uint64_t InoOf(const std::string& key) {
   uint64_t ino;
   std::memcpy(&ino, h.bytes.data(), sizeof(ino));
   return (ino & (kHashedInoBit - 1)) | kHashedInoBit | kVirtualInoBit;
-}
-
-std::string JoinPath(std::string_view dir, std::string_view name) {
-  return dir.empty() ? std::string(name) : std::string(dir) + "/" + std::string(name);
-}
-
-// One side's rank and score for a hit (null where that side did not find it).
-nlohmann::json SideJson(const std::optional<HitRank>& r) {
-  if (!r) return nullptr;
-  return {{"rank", r->rank}, {"score", r->score}};
 }
 
 std::string BaseName(std::string_view path) {
@@ -157,11 +148,10 @@ Result<std::shared_ptr<VirtualTree::Node>> VirtualTree::MakeQuery(std::string_vi
     std::string rank = std::to_string(i + 1);
     std::string link =
         std::string(width - std::min(width, rank.size()), '0') + rank + "-" + BaseName(hit.path);
-    nlohmann::json line = {{"rank", i + 1},         {"name", link},         {"path", hit.path},
-                           {"score", hit.score},    {"offset", hit.offset}, {"length", hit.length},
-                           {"dense", SideJson(hit.dense)}, {"lexical", SideJson(hit.lexical)},
-                           {"snippet", hit.snippet}};
-    query->jsonl += line.dump() + "\n";
+    nlohmann::json line = SearchHitJson(hit);
+    line["rank"] = i + 1;
+    line["name"] = link;
+    query->jsonl += line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     query->link_names.push_back(std::move(link));
     query->link_targets.push_back(prefix + hit.path);
   }
@@ -410,7 +400,7 @@ Result<std::string> VirtualTree::StatusText() {
     out["last_snapshot"] = {
         {"id", c.id.ToHex()}, {"names", c.names}, {"time_ns", c.time}, {"message", c.message}};
   }
-  return out.dump(2) + "\n";
+  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace vexfs::fuse

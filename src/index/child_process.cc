@@ -85,7 +85,7 @@ Status ChildProcess::Exchange(std::string_view input, size_t count, milliseconds
     pollfd fds[2] = {{stdout_fd_, POLLIN, 0}, {stdin_fd_, POLLOUT, 0}};
     nfds_t nfds = t.written < input.size() ? 2 : 1;
     int ready = ::poll(fds, nfds, wait_ms);
-    if (ready < 0 && errno != EINTR) return Abandon(ErrnoStatus("poll"));
+    if (ready < 0 && errno != EINTR) return Abandon(OutsideErrnoToStatus(errno, "poll"));
     if (ready <= 0) continue;  // the loop's top reports a timeout
     if (fds[0].revents != 0) VEXFS_RETURN_IF_ERROR(Receive(&t));
     if (nfds == 2 && fds[1].revents != 0) VEXFS_RETURN_IF_ERROR(Send(&t));
@@ -124,7 +124,7 @@ Status ChildProcess::Send(Transfer* t) {
     return Status::IOError(ReapAfterClose() + " before reading all its input (at " +
                            t->Position() + ")");
   } else if (errno != EAGAIN && errno != EINTR) {
-    return Abandon(ErrnoStatus("write to embedder process"));
+    return Abandon(OutsideErrnoToStatus(errno, "write to embedder process"));
   }
   return Status::Ok();
 }
@@ -170,7 +170,7 @@ Status ChildProcess::ReadAvailable(bool* eof) {
   } else if (n == 0) {
     *eof = true;
   } else if (errno != EAGAIN && errno != EINTR) {
-    return Abandon(ErrnoStatus("read from embedder process"));
+    return Abandon(OutsideErrnoToStatus(errno, "read from embedder process"));
   }
   return Status::Ok();
 }

@@ -16,8 +16,8 @@
 
 #include "common/sha256.h"
 #include "kv/llama_runtime.h"
-#include "kv/model_fingerprint.h"
 #include "llama.h"
+#include "vexfs/kv/model_fingerprint.h"
 
 namespace vexfs::index {
 namespace {

@@ -44,7 +44,7 @@ class Fd {
 Status MoveAboveStdio(Fd* fd) {
   if (fd->get() > STDERR_FILENO) return Status::Ok();
   int moved = ::fcntl(fd->get(), F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
-  if (moved < 0) return ErrnoStatus("fcntl");
+  if (moved < 0) return OutsideErrnoToStatus(errno, "fcntl");
   fd->reset(moved);
   return Status::Ok();
 }
@@ -52,7 +52,7 @@ Status MoveAboveStdio(Fd* fd) {
 // Close-on-exec, so no other program the host starts inherits our ends.
 Status MakePipe(Fd* read_end, Fd* write_end) {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus("pipe");
+  if (::pipe2(fds, O_CLOEXEC) != 0) return OutsideErrnoToStatus(errno, "pipe");
   read_end->reset(fds[0]);
   write_end->reset(fds[1]);
   VEXFS_RETURN_IF_ERROR(MoveAboveStdio(read_end));
@@ -61,7 +61,7 @@ Status MakePipe(Fd* read_end, Fd* write_end) {
 
 Status SetNonBlocking(int fd) {
   int flags = ::fcntl(fd, F_GETFL);
-  if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) return ErrnoStatus("fcntl");
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) return OutsideErrnoToStatus(errno, "fcntl");
   return Status::Ok();
 }
 
@@ -90,7 +90,7 @@ Result<pid_t> Spawn(const std::string& command, int child_stdin, int child_stdou
   int rc = ::posix_spawn(&pid, "/bin/sh", &actions, &attr, argv, environ);
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return ErrnoToStatus(rc, "cannot start /bin/sh");
+  if (rc != 0) return OutsideErrnoToStatus(rc, "cannot start /bin/sh");
   return pid;
 }
 

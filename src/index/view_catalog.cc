@@ -6,13 +6,10 @@
 #include "index/model_registry.h"
 #include "index/vector_log.h"
 #include "store/index_queue.h"
+#include "vexfs/paths.h"
 
 namespace vexfs::index {
 namespace {
-
-std::string JoinPath(const std::string& dir, std::string_view name) {
-  return dir.empty() ? std::string(name) : dir + "/" + std::string(name);
-}
 
 // Adds `file` if its version has passages; counts it as unindexed otherwise.
 Status AddIfIndexed(const internal::Txn& txn, const internal::Databases& dbs,

@@ -1,6 +1,6 @@
 // Reading and writing llama.cpp's per-sequence state blob (see blob_format.h).
 // Every read is bounds-checked and a failure names the field it was reading.
-#include "kv/blob_format.h"
+#include "vexfs/kv/blob_format.h"
 
 #include <cstring>
 

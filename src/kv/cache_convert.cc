@@ -1,6 +1,6 @@
 // Conversions between the canonical KV cache and llama.cpp's cache rows (see
 // cache_convert.h): element types and q8_0 blocks, V transposition, rotation.
-#include "kv/cache_convert.h"
+#include "vexfs/kv/cache_convert.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,12 +1,12 @@
 // Capture (see capture.h): a prefilled sequence's state blob made canonical, with
 // its KV metadata, and written as a state file with the source's reference.
-#include "kv/capture.h"
+#include "vexfs/kv/capture.h"
 
 #include <sys/stat.h>
 
 
-#include "kv/blob_format.h"
 #include "kv/stopwatch.h"
+#include "vexfs/kv/blob_format.h"
 
 namespace vexfs::kv {
 namespace {

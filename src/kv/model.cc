@@ -1,6 +1,6 @@
 // Loading a GGUF model for KV-cache work (see model.h): models whose state is not
 // a plain KV cache are refused, and the rest describe their attention and identity.
-#include "kv/model.h"
+#include "vexfs/kv/model.h"
 
 #include <cstdlib>
 #include <optional>

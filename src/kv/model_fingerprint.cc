@@ -1,6 +1,6 @@
 // The three SHA-256 fingerprints of a GGUF file (see model_fingerprint.h), read
 // through ggml's GGUF reader.
-#include "kv/model_fingerprint.h"
+#include "vexfs/kv/model_fingerprint.h"
 
 #include <sys/stat.h>
 

@@ -1,6 +1,6 @@
 // Building random-weight GGUF models of real architectures (see model_init.h):
 // the shape given as text, seeded weights, and saving through llama.cpp.
-#include "kv/model_init.h"
+#include "vexfs/kv/model_init.h"
 
 #include <unistd.h>
 

@@ -1,12 +1,12 @@
 // Restore (see restore.h): a verified state checked against the loaded model,
 // then its blob rebuilt for the target context's settings and loaded.
-#include "kv/restore.h"
+#include "vexfs/kv/restore.h"
 
 #include <algorithm>
 
-#include "kv/blob_format.h"
-#include "kv/cache_convert.h"
 #include "kv/stopwatch.h"
+#include "vexfs/kv/blob_format.h"
+#include "vexfs/kv/cache_convert.h"
 
 namespace vexfs::kv {
 namespace {

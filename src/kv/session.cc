@@ -1,6 +1,6 @@
 // One llama.cpp context over a Model (see session.h): its cache layout, prefill,
 // greedy steps with their logits, and one sequence's state out and in.
-#include "kv/session.h"
+#include "vexfs/kv/session.h"
 
 #include <algorithm>
 #include <thread>

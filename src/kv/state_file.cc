@@ -1,6 +1,6 @@
 // Writing and reading KV state files (see state_file.h): the sections of a
 // capture in one USXF file, and the kv.reference JSON, read without exceptions.
-#include "kv/state_file.h"
+#include "vexfs/kv/state_file.h"
 
 #include <algorithm>
 #include <cfloat>

@@ -1,7 +1,7 @@
 // The sending side of USXF transfers: transfer ids, and SendFile with its
 // reconnect-and-resume loop. The receiver is in transport_receiver.cc and
 // transport_session.cc; the wire format in transport_protocol.cc.
-#include "kv/transport.h"
+#include "vexfs/kv/transport.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -199,7 +199,7 @@ Status Sender::SendPiece(int sock, std::string_view piece, bool* receiver_spoke)
     }
     ssize_t n = ::send(sock, piece.data(), piece.size(), MSG_NOSIGNAL);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (n < 0) return ErrnoStatus("send to the receiver");
+    if (n < 0) return OutsideErrnoToStatus(errno, "send to the receiver");
     piece.remove_prefix(static_cast<size_t>(n));
     report_.bytes_sent += static_cast<uint64_t>(n);
   }

@@ -9,10 +9,10 @@
 #include <mutex>
 
 #include "common/file_util.h"
-#include "kv/transport.h"
 #include "kv/transport_session.h"
 #include "kv/transport_socket.h"
 #include "kv/transport_spool.h"
+#include "vexfs/kv/transport.h"
 
 namespace vexfs::kv {
 

@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "kv/transport.h"
 #include "kv/transport_socket.h"
 #include "kv/transport_spool.h"
+#include "vexfs/kv/transport.h"
 
 namespace vexfs::kv {
 

@@ -54,10 +54,10 @@ std::string Describe(const sockaddr* sa) {
 // One non-blocking connect to one address, waited on for at most timeout_ms.
 Result<Fd> ConnectOne(const addrinfo* ai, uint32_t timeout_ms) {
   Fd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol));
-  if (!fd.valid()) return ErrnoToStatus(errno, "socket");
+  if (!fd.valid()) return OutsideErrnoToStatus(errno, "socket");
   if (::connect(fd.get(), ai->ai_addr, ai->ai_addrlen) == 0) return fd;
   if (const int err = errno; err != EINPROGRESS) {  // read before Describe runs
-    return ErrnoToStatus(err, "connect to " + Describe(ai->ai_addr));
+    return OutsideErrnoToStatus(err, "connect to " + Describe(ai->ai_addr));
   }
   VEXFS_ASSIGN_OR_RETURN(Ready ready, Wait(fd.get(), POLLOUT, timeout_ms, -1));
   if (ready == Ready::kTimeout) {
@@ -67,7 +67,7 @@ Result<Fd> ConnectOne(const addrinfo* ai, uint32_t timeout_ms) {
   int err = 0;
   socklen_t len = sizeof(err);
   ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
-  if (err != 0) return ErrnoToStatus(err, "connect to " + Describe(ai->ai_addr));
+  if (err != 0) return OutsideErrnoToStatus(err, "connect to " + Describe(ai->ai_addr));
   return fd;
 }
 
@@ -125,16 +125,16 @@ Result<Fd> Listen(const std::string& host_port, uint16_t* bound_port) {
   VEXFS_ASSIGN_OR_RETURN(AddrInfoPtr list, Resolve(hp.first, hp.second, true));
   const addrinfo* ai = list.get();
   Fd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol));
-  if (!fd.valid()) return ErrnoToStatus(errno, "socket");
+  if (!fd.valid()) return OutsideErrnoToStatus(errno, "socket");
   // A restarted receiver must get its port back while old connections linger.
   int one = 1;
   ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  if (::bind(fd.get(), ai->ai_addr, ai->ai_addrlen) != 0) return ErrnoToStatus(errno, "bind " + host_port);
-  if (::listen(fd.get(), 16) != 0) return ErrnoToStatus(errno, "listen on " + host_port);
+  if (::bind(fd.get(), ai->ai_addr, ai->ai_addrlen) != 0) return OutsideErrnoToStatus(errno, "bind " + host_port);
+  if (::listen(fd.get(), 16) != 0) return OutsideErrnoToStatus(errno, "listen on " + host_port);
   sockaddr_storage addr{};
   socklen_t len = sizeof(addr);
   if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    return ErrnoToStatus(errno, "getsockname");
+    return OutsideErrnoToStatus(errno, "getsockname");
   }
   *bound_port = addr.ss_family == AF_INET ? ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port)
                                           : ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
@@ -145,7 +145,7 @@ Result<Fd> Accept(int listen_fd, std::string* peer) {
   sockaddr_storage addr{};
   socklen_t len = sizeof(addr);
   Fd fd(::accept4(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len, SOCK_NONBLOCK | SOCK_CLOEXEC));
-  if (!fd.valid()) return ErrnoToStatus(errno, "accept");
+  if (!fd.valid()) return OutsideErrnoToStatus(errno, "accept");
   *peer = Describe(reinterpret_cast<const sockaddr*>(&addr));
   return fd;
 }
@@ -156,7 +156,7 @@ Result<Ready> Wait(int fd, short events, uint32_t timeout_ms, int stop_fd, short
   for (;;) {
     int rc = ::poll(fds, n, timeout_ms == kNoTimeout ? -1 : static_cast<int>(std::min<uint32_t>(timeout_ms, INT32_MAX)));
     if (rc < 0 && errno == EINTR) continue;  // restarts the full timeout: a bound, not a deadline
-    if (rc < 0) return ErrnoToStatus(errno, "poll");
+    if (rc < 0) return OutsideErrnoToStatus(errno, "poll");
     if (revents != nullptr) *revents = fds[0].revents;
     if (n == 2 && fds[1].revents != 0) return Ready::kStopped;
     return rc == 0 ? Ready::kTimeout : Ready::kReady;
@@ -171,7 +171,7 @@ Status SendAll(int fd, std::string_view bytes, uint32_t timeout_ms) {
     }
     ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (n < 0) return ErrnoToStatus(errno, "send");
+    if (n < 0) return OutsideErrnoToStatus(errno, "send");
     bytes.remove_prefix(static_cast<size_t>(n));
   }
   return Status::Ok();
@@ -186,7 +186,7 @@ Result<size_t> RecvSome(int fd, char* buf, size_t n, uint32_t timeout_ms, int st
     }
     ssize_t got = ::recv(fd, buf, n, 0);
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (got < 0) return ErrnoToStatus(errno, "receive");
+    if (got < 0) return OutsideErrnoToStatus(errno, "receive");
     return static_cast<size_t>(got);
   }
 }

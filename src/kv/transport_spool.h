@@ -14,8 +14,8 @@
 #include <memory>
 #include <string>
 
-#include "kv/transport.h"
 #include "kv/transport_socket.h"
+#include "vexfs/kv/transport.h"
 #include "vexfs/usxf.h"
 
 namespace vexfs::kv {

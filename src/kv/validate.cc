@@ -1,15 +1,15 @@
 // The causal validation protocol (see validate.h): tensor digests, slot probes,
 // continuations against re-prefill and the source's reference, and the control.
-#include "kv/validate.h"
+#include "vexfs/kv/validate.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "kv/blob_format.h"
-#include "kv/cache_convert.h"
-#include "kv/restore.h"
 #include "kv/stopwatch.h"
+#include "vexfs/kv/blob_format.h"
+#include "vexfs/kv/cache_convert.h"
+#include "vexfs/kv/restore.h"
 
 namespace vexfs::kv {
 namespace {

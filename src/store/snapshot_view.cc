@@ -1,6 +1,6 @@
 // SnapshotView: reads a snapshot in place by walking its tree objects.
-#include "common/names.h"
 #include "store/store_impl.h"
+#include "vexfs/paths.h"
 
 namespace vexfs {
 

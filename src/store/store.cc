@@ -10,10 +10,10 @@
 #include <set>
 
 #include "common/coding.h"
-#include "common/names.h"
 #include "store/index_queue.h"
 #include "store/store_config.h"
 #include "store/store_impl.h"
+#include "vexfs/paths.h"
 
 namespace vexfs {
 
@@ -396,6 +396,15 @@ Result<std::vector<CommitInfo>> Store::Log(std::string_view branch_or_snapshot, 
 Result<std::unique_ptr<SnapshotView>> Store::OpenSnapshot(std::string_view name_or_id) {
   VEXFS_ASSIGN_OR_RETURN(CommitInfo info, ResolveSnapshot(name_or_id));
   return std::make_unique<SnapshotView>(impl_.get(), info.id, info.tree);
+}
+
+Result<std::unique_ptr<TreeView>> Store::OpenView(std::string_view at, std::string_view branch) {
+  if (!at.empty()) {
+    VEXFS_ASSIGN_OR_RETURN(auto view, OpenSnapshot(at));
+    return std::unique_ptr<TreeView>(std::move(view));
+  }
+  VEXFS_ASSIGN_OR_RETURN(auto tree, Tree(branch));
+  return std::unique_ptr<TreeView>(std::move(tree));
 }
 
 Result<std::vector<DiffEntry>> Store::Diff(std::string_view a, std::string_view b) {

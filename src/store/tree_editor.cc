@@ -2,8 +2,8 @@
 // rename, attributes, xattrs). File contents live in file_data.cc.
 #include <algorithm>
 
-#include "common/names.h"
 #include "store/store_impl.h"
+#include "vexfs/paths.h"
 
 namespace vexfs {
 

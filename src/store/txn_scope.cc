@@ -2,9 +2,9 @@
 // transaction, including dirty tracking.
 #include <algorithm>
 
-#include "common/names.h"
 #include "store/index_queue.h"
 #include "store/store_impl.h"
+#include "vexfs/paths.h"
 
 namespace vexfs::internal {
 

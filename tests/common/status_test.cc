@@ -144,5 +144,20 @@ TEST(ErrnoToStatusTest, ErrnoStatusReadsErrno) {
   EXPECT_EQ(st.message(), std::string("sync 'y': ") + std::strerror(EDQUOT));
 }
 
+// Sockets, pipes, processes and local files never report a store-wide kind:
+// a refused bind is not a read-only store, and the KV sender retries I/O errors.
+TEST(ErrnoToStatusTest, OutsideTheStoreOnlyMissingPathsAreNotIoErrors) {
+  const std::pair<int, StatusCode> cases[] = {
+      {ENOENT, StatusCode::kNotFound}, {EACCES, StatusCode::kIOError},
+      {EPERM, StatusCode::kIOError},   {ENOSPC, StatusCode::kIOError},
+      {EAGAIN, StatusCode::kIOError},  {ECONNREFUSED, StatusCode::kIOError},
+  };
+  for (const auto& [err, code] : cases) {
+    const Status st = OutsideErrnoToStatus(err, "bind ':80'");
+    EXPECT_EQ(st.code(), code) << std::strerror(err);
+    EXPECT_EQ(st.message(), std::string("bind ':80': ") + std::strerror(err));
+  }
+}
+
 }  // namespace
 }  // namespace vexfs

@@ -9,8 +9,8 @@
 #include <filesystem>
 
 #include "common/file_util.h"
-#include "kv/state_file.h"
 #include "usxf/format.h"
+#include "vexfs/kv/state_file.h"
 #include "vexfs/usxf.h"
 
 namespace vexfs::kv::fuzz {

@@ -23,8 +23,8 @@
 #include "ggml.h"
 #include "kv/gguf_ptr.h"
 #include "kv/llama_runtime.h"
-#include "kv/model_init.h"
 #include "llama.h"
+#include "vexfs/kv/model_init.h"
 
 namespace vexfs::index::test {
 namespace {

@@ -23,8 +23,8 @@
 #include "gguf.h"
 #include "index/bert_model_init.h"
 #include "index/embedder_factory.h"
-#include "kv/model_init.h"
 #include "test_util.h"
+#include "vexfs/kv/model_init.h"
 
 namespace vexfs::index {
 namespace {

@@ -7,9 +7,9 @@
 #include <cstring>
 #include <random>
 
-#include "kv/blob_format.h"
-#include "kv/cache_convert.h"
 #include "test_util.h"
+#include "vexfs/kv/blob_format.h"
+#include "vexfs/kv/cache_convert.h"
 
 namespace vexfs::kv {
 namespace {

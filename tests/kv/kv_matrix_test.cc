@@ -12,10 +12,10 @@
 #include <cstdio>
 #include <ostream>
 
-#include "kv/capture.h"
 #include "kv/kv_test_util.h"
-#include "kv/validate.h"
 #include "test_util.h"
+#include "vexfs/kv/capture.h"
+#include "vexfs/kv/validate.h"
 
 namespace vexfs::kv {
 namespace {

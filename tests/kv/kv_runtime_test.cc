@@ -11,11 +11,11 @@
 #include <set>
 
 #include "common/file_util.h"
-#include "kv/capture.h"
 #include "kv/kv_test_util.h"
-#include "kv/restore.h"
-#include "kv/validate.h"
 #include "test_util.h"
+#include "vexfs/kv/capture.h"
+#include "vexfs/kv/restore.h"
+#include "vexfs/kv/validate.h"
 #include "vexfs/usxf_keys.h"
 
 namespace vexfs::kv {

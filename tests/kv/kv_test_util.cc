@@ -7,7 +7,7 @@
 
 #include "kv/gguf_ptr.h"
 #include "kv/llama_runtime.h"
-#include "kv/model_init.h"
+#include "vexfs/kv/model_init.h"
 
 namespace vexfs::kv::test {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "kv/model.h"
-#include "kv/session.h"
+#include "vexfs/kv/model.h"
+#include "vexfs/kv/session.h"
 #include "vexfs/status.h"
 
 namespace vexfs::kv::test {

@@ -11,8 +11,8 @@
 #include <cstring>
 
 #include "common/file_util.h"
-#include "kv/state_file.h"
 #include "test_util.h"
+#include "vexfs/kv/state_file.h"
 #include "vexfs/usxf_io.h"
 
 namespace vexfs::kv {

@@ -14,11 +14,11 @@
 #include <thread>
 
 #include "common/file_util.h"
-#include "kv/transport.h"
 #include "kv/transport_protocol.h"
 #include "kv/transport_socket.h"
 #include "test_util.h"
 #include "usxf/le.h"
+#include "vexfs/kv/transport.h"
 #include "vexfs/usxf.h"
 #include "vexfs/usxf_keys.h"
 

@@ -76,6 +76,22 @@ TEST_F(ViewsTest, SnapshotViewAgreesWithCatAt) {
   EXPECT_EQ(ReadPath(P(".vexfs/snapshots/nope/x")), "<No such file or directory>");
 }
 
+// A file name that is not UTF-8 (any bytes but '/' and NUL are a valid name)
+// must not break the JSON lines of a search: the bad bytes are replaced there,
+// and the link, named with the real bytes, still leads to the file.
+TEST_F(ViewsTest, SearchViewOfANonUtf8FileName) {
+  const std::string name = "caf\xe9-notes.md";
+  ASSERT_EQ(WritePath(P(name), "The lighthouse keeper trims the wick."), 0);
+  ASSERT_TRUE(Cli({"index", "wait"}).ok());
+  std::string dir = P(".vexfs/search/lighthouse wick@k=1");
+  EXPECT_EQ(ListDir(dir), (std::vector<std::string>{"01-" + name, "results.jsonl"}));
+  std::string jsonl = ReadPath(dir + "/results.jsonl");
+  auto line = nlohmann::json::parse(jsonl, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(line.is_discarded()) << jsonl;
+  EXPECT_EQ(line["path"], "caf\xef\xbf\xbd-notes.md");  // U+FFFD for the bad byte
+  EXPECT_EQ(ReadPath(dir + "/01-" + name), "The lighthouse keeper trims the wick.");
+}
+
 TEST_F(ViewsTest, SearchViewAgreesWithCliSearch) {
   ASSERT_EQ(WritePath(P("tabs.md"), "The agent prefers tabs over spaces in Go code."), 0);
   ASSERT_EQ(WritePath(P("deploy.md"), "Deploys run every Friday from the release branch."), 0);

@@ -10,6 +10,19 @@
 
 namespace vexfs::cli {
 
+OpenedView OpenViewOrFail(Context& ctx, const std::string& at, const std::string& branch) {
+  OpenedView opened;
+  opened.store = ctx.OpenStore();
+  if (!opened.store) return opened;
+  auto view = opened.store->OpenView(at, branch);
+  if (!view.ok()) {
+    ctx.Fail(view.status());
+    return opened;
+  }
+  opened.view = std::move(view).value();
+  return opened;
+}
+
 int ExitCodeFor(const Status& status) {
   switch (status.code()) {
     case StatusCode::kOk: return kExitOk;
@@ -103,15 +116,6 @@ void Progress::Update(uint64_t done, uint64_t total) {
   std::cerr << std::flush;
 }
 
-std::string FormatTime(TimeNs t) {
-  std::time_t secs = static_cast<std::time_t>(t / 1000000000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::string FormatBytes(uint64_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = static_cast<double>(bytes);
@@ -144,37 +148,6 @@ std::string ModeString(const Attributes& a) {
   const char* rwx = "rwxrwxrwx";
   for (int i = 0; i < 9; ++i) s += (a.mode & (0400 >> i)) ? rwx[i] : '-';
   return s;
-}
-
-nlohmann::json AttributesJson(const Attributes& a) {
-  nlohmann::json j;
-  j["type"] = FileTypeName(a.type);
-  j["mode"] = a.mode;
-  j["size"] = a.size;
-  if (IsDeviceFile(a.type)) j["rdev"] = a.rdev;
-  j["uid"] = a.uid;
-  j["gid"] = a.gid;
-  j["nlink"] = a.nlink;
-  j["mtime"] = FormatTime(a.mtime);
-  j["mtime_ns"] = a.mtime;
-  if (a.ino != 0) j["ino"] = a.ino;
-  return j;
-}
-
-nlohmann::json CommitJson(const CommitInfo& c) {
-  nlohmann::json j;
-  j["id"] = c.id.ToHex();
-  j["tree"] = c.tree.ToHex();
-  j["names"] = c.names;
-  j["branch"] = c.branch;
-  j["time"] = FormatTime(c.time);
-  j["time_ns"] = c.time;
-  j["message"] = c.message;
-  j["meta"] = c.meta;
-  nlohmann::json parents = nlohmann::json::array();
-  for (const ObjectId& p : c.parents) parents.push_back(p.ToHex());
-  j["parents"] = parents;
-  return j;
 }
 
 std::string KeyringDir(const std::string& given) {

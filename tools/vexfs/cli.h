@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "vexfs/json.h"
 #include "vexfs/status.h"
 #include "vexfs/store.h"
 
@@ -62,6 +63,15 @@ struct Context {
 
 int ExitCodeFor(const Status& status);
 
+// A store opened for a read command, with the tree it reads (Store::OpenView).
+// The view points into the store, so both travel together. `view` is null when
+// opening either failed; the error has then been reported through `ctx`.
+struct OpenedView {
+  std::unique_ptr<Store> store;
+  std::unique_ptr<TreeView> view;
+};
+OpenedView OpenViewOrFail(Context& ctx, const std::string& at, const std::string& branch);
+
 // Progress on stderr, only when it is a terminal: "\r<label> <done>/<total>".
 class Progress {
  public:
@@ -79,11 +89,8 @@ class Progress {
 std::string KeyringDir(const std::string& given);
 
 // Formatting helpers.
-std::string FormatTime(TimeNs t);  // ISO 8601 UTC, "2026-12-02T15:00:00Z"
 std::string FormatBytes(uint64_t bytes);
 std::string ModeString(const Attributes& a);  // "drwxr-xr-x"
-nlohmann::json AttributesJson(const Attributes& a);
-nlohmann::json CommitJson(const CommitInfo& c);
 
 // Registration of command groups (one file each).
 void AddFileCommands(CLI::App& app, Context& ctx);     // cmd_files.cc

@@ -7,8 +7,7 @@
 #include <iostream>
 
 #include "cli.h"
-#include "common/names.h"
-#include "tree_access.h"
+#include "vexfs/paths.h"
 
 namespace vexfs::cli {
 namespace {

@@ -4,13 +4,13 @@
 #include <memory>
 
 #include "cli.h"
-#include "common/file_util.h"
-#include "kv/capture.h"
-#include "kv/model.h"
-#include "kv/model_init.h"
-#include "kv/restore.h"
-#include "kv/transport.h"
-#include "kv/validate.h"
+#include "vexfs/kv/capture.h"
+#include "vexfs/kv/model.h"
+#include "vexfs/kv/model_init.h"
+#include "vexfs/kv/restore.h"
+#include "vexfs/kv/transport.h"
+#include "vexfs/kv/validate.h"
+#include "vexfs/local_files.h"
 #include "vexfs/usxf_keys.h"
 
 namespace vexfs::cli {
@@ -64,7 +64,7 @@ Result<std::vector<int32_t>> PromptTokens(const kv::Model& model, const std::str
                                           const std::string& text, uint32_t limit) {
   std::string prompt = text;
   if (!file.empty()) {
-    VEXFS_ASSIGN_OR_RETURN(prompt, ReadWholeFile(file));
+    VEXFS_ASSIGN_OR_RETURN(prompt, ReadLocalFile(file));
   }
   VEXFS_ASSIGN_OR_RETURN(std::vector<int32_t> tokens, model.Tokenize(prompt));
   if (limit > 0) {

@@ -7,8 +7,8 @@
 #include <iostream>
 
 #include "cli.h"
-#include "common/file_util.h"
-#include "kv/transport.h"
+#include "vexfs/kv/transport.h"
+#include "vexfs/local_files.h"
 #include "vexfs/usxf_keys.h"
 
 namespace vexfs::cli {
@@ -77,7 +77,7 @@ void RunServe(Context& ctx, const ServeArgs& a, const KvServeHook& hook) {
   if (!receiver.ok()) return (void)ctx.Fail(receiver.status());
   std::cerr << "vexfs kv serve: listening on port " << (*receiver)->port() << ", spool " << a.spool << std::endl;
   if (!a.port_file.empty()) {
-    Status written = WriteFileAtomically(a.port_file, std::to_string((*receiver)->port()) + "\n");
+    Status written = WriteLocalFileAtomically(a.port_file, std::to_string((*receiver)->port()) + "\n");
     if (!written.ok()) return (void)ctx.Fail(written);
   }
   g_serving = receiver->get();

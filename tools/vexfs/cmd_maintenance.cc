@@ -15,9 +15,7 @@ void AddGc(CLI::App& app, Context& ctx) {
     auto report = store->Gc([&](uint64_t done, uint64_t total) { progress.Update(done, total); });
     if (!report.ok()) return (void)ctx.Fail(report.status());
     if (ctx.global.json) {
-      return ctx.PrintJson({{"objects_freed", report->objects_freed},
-                            {"bytes_freed", report->bytes_freed},
-                            {"objects_kept", report->objects_kept}});
+      return ctx.PrintJson(GcReportJson(*report));
     }
     std::cout << "gc: freed " << report->objects_freed << " object(s), "
               << FormatBytes(report->bytes_freed) << "; kept " << report->objects_kept << "\n";
@@ -34,11 +32,7 @@ void AddFsck(CLI::App& app, Context& ctx) {
     auto report = store->Fsck([&](uint64_t done, uint64_t total) { progress.Update(done, total); });
     if (!report.ok()) return (void)ctx.Fail(report.status());
     if (ctx.global.json) {
-      ctx.PrintJson({{"ok", report->ok()},
-                     {"objects_checked", report->objects_checked},
-                     {"refs_checked", report->refs_checked},
-                     {"inodes_checked", report->inodes_checked},
-                     {"problems", report->problems}});
+      ctx.PrintJson(FsckReportJson(*report));
     } else {
       for (const std::string& p : report->problems) std::cout << "problem: " << p << "\n";
       std::cout << "fsck: " << report->objects_checked << " objects, " << report->refs_checked
@@ -59,12 +53,10 @@ void AddInfo(CLI::App& app, Context& ctx) {
     if (!branch.ok()) return (void)ctx.Fail(branch.status());
     if (!stats.ok()) return (void)ctx.Fail(stats.status());
     if (ctx.global.json) {
-      return ctx.PrintJson({{"store", store->path()},
-                            {"branch", *branch},
-                            {"objects", stats->objects},
-                            {"object_bytes", stats->object_bytes},
-                            {"map_size", stats->map_size},
-                            {"map_used", stats->map_used}});
+      nlohmann::json out = StoreStatsJson(*stats);
+      out["store"] = store->path();
+      out["branch"] = *branch;
+      return ctx.PrintJson(out);
     }
     std::cout << "store:   " << store->path() << "\nbranch:  " << *branch
               << "\nobjects: " << stats->objects << " (" << FormatBytes(stats->object_bytes)

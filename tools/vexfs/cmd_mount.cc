@@ -2,13 +2,13 @@
 #include <filesystem>
 
 #include "cli.h"
-#include "fuse/mount.h"
+#include "vexfs/mount.h"
 
 namespace vexfs::cli {
 namespace {
 
 struct MountArgs {
-  fuse::MountOptions options;
+  MountOptions options;
   std::vector<std::string> option_lists;  // every -o
 };
 
@@ -23,9 +23,9 @@ void AddMount(CLI::App& app, Context& ctx) {
   cmd->add_option("-o", args->option_lists,
                   "Options: ro, rw, allow_other, branch=B, nosuid, nodev, noatime, remount ...");
   cmd->callback([&ctx, args] {
-    fuse::MountOptions o = args->options;
+    MountOptions o = args->options;
     for (const std::string& list : args->option_lists) {
-      Status st = fuse::ApplyMountOptionList(list, &o);
+      Status st = ApplyMountOptionList(list, &o);
       if (!st.ok()) return (void)ctx.Fail(st);
     }
     // The source as the mount table shows it ("vexfs:STORE"), as mount(8)
@@ -39,7 +39,7 @@ void AddMount(CLI::App& app, Context& ctx) {
       return (void)ctx.Fail(
           Status::NotFound("mount point '" + o.mountpoint + "' is not an existing directory"));
     }
-    Status st = fuse::RunMount(o);
+    Status st = Mount(o);
     if (!st.ok()) ctx.Fail(st);
   });
 }
@@ -49,7 +49,7 @@ void AddUmount(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand("umount", "Unmount a VexFS mount");
   cmd->add_option("mountpoint", *mountpoint, "Where it is mounted")->required();
   cmd->callback([&ctx, mountpoint] {
-    Status st = fuse::Unmount(*mountpoint);
+    Status st = Unmount(*mountpoint);
     if (!st.ok()) ctx.Fail(st);
   });
 }

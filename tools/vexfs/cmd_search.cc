@@ -8,8 +8,8 @@
 #include <iterator>
 
 #include "cli.h"
-#include "tree_access.h"
 #include "vexfs/index.h"
+#include "vexfs/paths.h"
 
 namespace vexfs::cli {
 namespace {
@@ -98,20 +98,6 @@ Result<std::vector<float>> ParseVector(const std::string& text) {
   return out;
 }
 
-nlohmann::json RankJson(const std::optional<HitRank>& r) {
-  if (!r) return nullptr;
-  return {{"rank", r->rank}, {"score", r->score}};
-}
-
-// Each side's rank and score say why a hit was found; null where a side did not
-// find it (or did not run).
-nlohmann::json HitJson(const SearchHit& h) {
-  return {{"path", h.path},          {"offset", h.offset},
-          {"length", h.length},      {"score", h.score},
-          {"dense", RankJson(h.dense)}, {"lexical", RankJson(h.lexical)},
-          {"snippet", h.snippet}};
-}
-
 struct SearchArgs {
   SearchRequest request;
   std::string mode;  // "" = the library's choice
@@ -147,21 +133,7 @@ Status BuildRequest(SearchArgs& a) {
 }
 
 void PrintResult(Context& ctx, const SearchResult& r) {
-  if (ctx.global.json) {
-    nlohmann::json hits = nlohmann::json::array();
-    for (const SearchHit& h : r.hits) hits.push_back(HitJson(h));
-    nlohmann::json out = {{"mode", r.mode},
-                           {"model", r.model},
-                           {"lexical_model", r.lexical_model},
-                           {"method", r.method},
-                           {"visible_vectors", r.visible_vectors},
-                           {"visible_passages", r.visible_passages},
-                           {"unindexed_files", r.unindexed_files},
-                           {"hits", hits}};
-    if (!r.fusion.empty()) out["fusion"] = r.fusion;
-    if (!r.note.empty()) out["note"] = r.note;
-    return ctx.PrintJson(out);
-  }
+  if (ctx.global.json) return ctx.PrintJson(SearchResultJson(r));
   for (const SearchHit& h : r.hits) {
     std::printf("%.3f  %s  [%llu+%llu]\n       %s\n", h.score, h.path.c_str(),
                 static_cast<unsigned long long>(h.offset),

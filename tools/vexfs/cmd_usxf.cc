@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "cli.h"
-#include "common/file_util.h"
+#include "vexfs/local_files.h"
 #include "vexfs/usxf.h"
 #include "vexfs/usxf_keys.h"
 #include "vexfs/usxf_kv.h"
@@ -246,7 +246,7 @@ void AddPack(CLI::App& app, Context& ctx) {
     for (const std::string& b : blobs) {
       size_t eq = b.find('=');
       if (eq == std::string::npos || eq == 0) return (void)ctx.Fail(Status::InvalidArgument("'" + b + "' is not NAME=PATH"));
-      auto data = ReadWholeFile(b.substr(eq + 1));
+      auto data = ReadLocalFile(b.substr(eq + 1));
       if (!data.ok()) return (void)ctx.Fail(data.status());
       contents.push_back(std::move(data).value());
     }
@@ -293,7 +293,7 @@ void AddExtract(CLI::App& app, Context& ctx) {
     std::string storage;
     auto values = (*file)->Values(*index, &storage);
     if (!values.ok()) return (void)ctx.Fail(values.status());
-    if (Status st = WriteFileAtomically(out, *values); !st.ok()) return (void)ctx.Fail(st);
+    if (Status st = WriteLocalFileAtomically(out, *values); !st.ok()) return (void)ctx.Fail(st);
     if (ctx.global.json) return ctx.PrintJson({{"section", name}, {"bytes", values->size()}, {"output", out}});
     std::cout << "wrote " << FormatBytes(values->size()) << " of '" << name << "' to " << out << "\n";
   });

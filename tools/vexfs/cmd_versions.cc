@@ -143,10 +143,7 @@ void AddDiff(CLI::App& app, Context& ctx) {
     nlohmann::json out = nlohmann::json::array();
     for (const DiffEntry& e : *diff) {
       if (ctx.global.json) {
-        nlohmann::json j{{"change", DiffKindName(e.kind)}, {"path", e.path},
-                         {"type", FileTypeName(e.type)}};
-        if (e.kind == DiffEntry::Kind::kRenamed) j["old_path"] = e.old_path;
-        out.push_back(j);
+        out.push_back(DiffEntryJson(e));
         continue;
       }
       static const char kLetters[] = {'A', 'D', 'M', 'R', 'T'};
@@ -180,7 +177,7 @@ void ListBranches(Context& ctx, Store& store) {
   for (const BranchInfo& b : *branches) {
     std::string head = b.head ? b.head->ToHex() : "";
     if (ctx.global.json) {
-      out.push_back({{"name", b.name}, {"current", b.current}, {"head", head}});
+      out.push_back(BranchJson(b));
     } else {
       std::cout << (b.current ? "* " : "  ") << b.name << (head.empty() ? "" : "\t")
                 << head.substr(0, 12) << "\n";

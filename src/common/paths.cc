@@ -1,5 +1,5 @@
 // Name and path validation: the one gate every user-supplied name passes.
-#include "common/names.h"
+#include "vexfs/paths.h"
 
 #include "vexfs/store.h"
 #include "vexfs/types.h"
@@ -72,6 +72,32 @@ Status ValidateRefName(std::string_view name, std::string_view what) {
     }
   }
   return Status::Ok();
+}
+
+Result<ParentAndName> SplitParent(std::string_view path) {
+  VEXFS_ASSIGN_OR_RETURN(auto parts, SplitStorePath(path));
+  ParentAndName out;
+  if (parts.empty()) return out;
+  out.name = std::move(parts.back());
+  parts.pop_back();
+  for (const std::string& p : parts) out.parent = JoinPath(out.parent, p);
+  return out;
+}
+
+Result<std::string> CanonicalPath(std::string_view path) {
+  VEXFS_ASSIGN_OR_RETURN(auto parts, SplitStorePath(path));
+  std::string out;
+  for (const std::string& p : parts) out = JoinPath(out, p);
+  return out;
+}
+
+std::string JoinPath(std::string_view dir, std::string_view name) {
+  if (dir.empty()) return std::string(name);
+  if (name.empty()) return std::string(dir);
+  std::string out;
+  out.reserve(dir.size() + 1 + name.size());
+  out.append(dir).append("/").append(name);
+  return out;
 }
 
 }  // namespace vexfs

@@ -1,6 +1,6 @@
 // Tests for name and path validation: the gate that keeps every path inside the
 // tree and every ref name usable as a key.
-#include "common/names.h"
+#include "vexfs/paths.h"
 
 #include <gtest/gtest.h>
 

@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kv/cache_convert.h"
+#include "vexfs/kv/cache_convert.h"
 #include "vexfs/status.h"
 #include "vexfs/usxf_keys.h"
 #include "vexfs/usxf_kv.h"

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kv/blob_format.h"
+#include "vexfs/kv/blob_format.h"
 #include "vexfs/status.h"
 
 namespace vexfs::kv {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "kv/blob_format.h"
-#include "kv/model_fingerprint.h"
+#include "vexfs/kv/blob_format.h"
+#include "vexfs/kv/model_fingerprint.h"
 #include "vexfs/status.h"
 #include "vexfs/usxf_kv.h"
 

@@ -1,7 +1,12 @@
-// Mounting a store: option parsing, the daemon's life (start, serve, clean
-// shutdown on unmount or SIGINT/SIGTERM/SIGHUP) and unmounting.
-#ifndef VEXFS_FUSE_MOUNT_H_
-#define VEXFS_FUSE_MOUNT_H_
+// Mounting a store as a POSIX file system through FUSE: option parsing, the
+// daemon's life (start, serve, clean shutdown on unmount or SIGINT/SIGTERM/SIGHUP),
+// remounting with other flags, and unmounting. docs/mount.md describes what the
+// mount supports and refuses.
+//
+// Thread-safety: free functions. Mount() forks a daemon unless asked to serve in
+// the foreground, so call it before the process starts threads of its own.
+#ifndef VEXFS_MOUNT_H_
+#define VEXFS_MOUNT_H_
 
 #include <string>
 #include <string_view>
@@ -9,7 +14,7 @@
 
 #include "vexfs/status.h"
 
-namespace vexfs::fuse {
+namespace vexfs {
 
 struct MountOptions {
   std::string store_path;
@@ -35,7 +40,7 @@ Status ApplyMountOptionList(std::string_view list, MountOptions* options);
 // Mounts and serves until the mount goes away. In the foreground it returns
 // when serving ends; otherwise it returns as soon as the mount is ready (or has
 // failed, with the reason) and a daemon process serves it.
-Status RunMount(const MountOptions& options);
+Status Mount(const MountOptions& options);
 
 // -o remount, as mount(8) asks a helper: changes the per-mount flags of the
 // running VexFS mount at options.mountpoint (ro/rw, nosuid/suid, nodev/dev,
@@ -48,6 +53,6 @@ Status Remount(const MountOptions& options);
 // daemon died).
 Status Unmount(const std::string& mountpoint);
 
-}  // namespace vexfs::fuse
+}  // namespace vexfs
 
-#endif  // VEXFS_FUSE_MOUNT_H_
+#endif  // VEXFS_MOUNT_H_

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "kv/cache_convert.h"
-#include "kv/model.h"
+#include "vexfs/kv/cache_convert.h"
+#include "vexfs/kv/model.h"
 #include "vexfs/status.h"
 
 struct llama_context;

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "kv/model.h"
-#include "kv/session.h"
-#include "kv/state_file.h"
+#include "vexfs/kv/model.h"
+#include "vexfs/kv/session.h"
+#include "vexfs/kv/state_file.h"
 #include "vexfs/status.h"
 
 namespace vexfs::kv {

@@ -1,0 +1,49 @@
+// One JSON encoding of what VexFS reports: file attributes, commits, diffs,
+// branches, search hits and results, and the maintenance reports. The CLI's
+// --json output, the mount's .vexfs/ views and every other front end encode
+// through these functions, so a program reading one reads them all. Field names
+// are documented in docs/cli.md; fields are only ever added, never renamed.
+// Times appear twice: as ISO 8601 UTC text ("mtime") and as nanoseconds since
+// the epoch ("mtime_ns"). Object ids are lowercase hex.
+//
+// The values are nlohmann::json (a header-only library that the CMake package
+// and pkg-config file name as a dependency).
+//
+// Thread-safety: pure functions.
+#ifndef VEXFS_JSON_H_
+#define VEXFS_JSON_H_
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+#include "vexfs/index.h"
+#include "vexfs/store.h"
+#include "vexfs/types.h"
+
+namespace vexfs {
+
+// "2026-12-02T15:00:00Z": whole seconds, UTC.
+std::string FormatTime(TimeNs t);
+
+nlohmann::json AttributesJson(const Attributes& a);
+nlohmann::json CommitJson(const CommitInfo& c);
+nlohmann::json DiffEntryJson(const DiffEntry& e);
+nlohmann::json BranchJson(const BranchInfo& b);
+
+// One side's rank and score for a hit; null where that side did not find it.
+nlohmann::json HitRankJson(const std::optional<HitRank>& r);
+// A hit: path, passage range, fused score, both sides' ranks, snippet.
+nlohmann::json SearchHitJson(const SearchHit& h);
+// A whole answer: what answered (mode, models, method), what was visible, the
+// hits; "fusion" and "note" only when set.
+nlohmann::json SearchResultJson(const SearchResult& r);
+
+nlohmann::json GcReportJson(const GcReport& r);
+nlohmann::json FsckReportJson(const FsckReport& r);
+nlohmann::json StoreStatsJson(const StoreStats& s);
+
+}  // namespace vexfs
+
+#endif  // VEXFS_JSON_H_

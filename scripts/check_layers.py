@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Checks the layering rules of docs/architecture.md over every #include line.
+
+Each directory of the code is a layer that may include only the layers listed
+for it (public headers are "vexfs/..."), and each library that one layer wraps
+(LMDB, FAISS, Xapian, libfuse, llama.cpp, CLI11) may be included only by that
+layer. Prints every include that breaks a rule, with the rule, and exits 1 if
+there is any. Usage: scripts/check_layers.py [REPO_ROOT]
+"""
+import pathlib
+import re
+import sys
+
+# Directory -> project include prefixes it may use ("" = headers beside it,
+# such as the CLI's own cli.h). Every directory with code must be listed.
+LAYERS = {
+    "include/vexfs": {"vexfs"},
+    "src/common": {"vexfs", "common"},
+    "src/store": {"vexfs", "common", "store"},
+    "src/usxf": {"vexfs", "common", "usxf"},
+    "src/kv": {"vexfs", "common", "usxf", "kv"},
+    # The GGUF embedder shares llama.cpp's runtime and model fingerprints with kv.
+    # "store" is the index's reach into the store's private tables, which the
+    # store's extension interface replaces (docs/architecture.md, "Debts").
+    "src/index": {"vexfs", "common", "index", "kv", "store"},
+    "src/api": {"vexfs", "common", "api"},
+    "src/fuse": {"vexfs", "common", "fuse"},
+    "tools/vexfs": {"vexfs", ""},
+    "bench": {"vexfs", ""},
+}
+
+# A wrapped library's headers -> the layers that may include them.
+WRAPPED = [
+    (re.compile(r"^lmdb\.h$"), {"src/store"}),
+    # The benchmarks run raw FAISS and plain Xapian as their baselines.
+    (re.compile(r"^faiss/"), {"src/index", "bench"}),
+    (re.compile(r"^xapian"), {"src/index", "bench"}),
+    (re.compile(r"^fuse"), {"src/fuse"}),
+    (re.compile(r"^(llama|ggml|gguf)"), {"src/kv", "src/index"}),
+    (re.compile(r"^CLI/"), {"tools/vexfs", "bench"}),
+]
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+PROJECT_PREFIXES = {"vexfs", "common", "store", "usxf", "kv", "index", "api", "fuse"}
+
+
+def layer_of(path: pathlib.Path, root: pathlib.Path) -> str:
+    rel = path.relative_to(root).as_posix()
+    for layer in LAYERS:
+        if rel.startswith(layer + "/"):
+            return layer
+    return ""
+
+
+def check_include(layer: str, bracket: str, header: str) -> str:
+    """The rule `header` breaks in `layer`, or ''."""
+    for pattern, allowed in WRAPPED:
+        if pattern.search(header):
+            if layer in allowed:
+                return ""
+            return f"{header.split('/')[0]} is wrapped by {', '.join(sorted(allowed))} only"
+    if bracket != '"':
+        return ""
+    prefix = header.split("/")[0] if "/" in header else ""
+    if prefix and prefix not in PROJECT_PREFIXES:
+        return ""  # a dependency's quoted header (llama.h is covered above)
+    if prefix not in LAYERS[layer]:
+        shown = ", ".join(p + "/" if p else "its own directory" for p in sorted(LAYERS[layer]))
+        return f"{layer} may include only {shown}"
+    return ""
+
+
+def main() -> int:
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
+    problems = []
+    for top in ("include", "src", "tools", "bench"):
+        for path in sorted((root / top).rglob("*")):
+            if path.suffix not in (".h", ".cc") or not path.is_file():
+                continue
+            layer = layer_of(path, root)
+            if not layer:
+                problems.append(f"{path.relative_to(root)}: in no layer of scripts/check_layers.py")
+                continue
+            for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                m = INCLUDE.match(line)
+                rule = m and check_include(layer, m.group(1), m.group(2))
+                if rule:
+                    problems.append(f"{path.relative_to(root)}:{number}: includes "
+                                    f"{m.group(2)}: {rule}")
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"check_layers: {len(problems)} include(s) break the layering rules "
+              "(docs/architecture.md)", file=sys.stderr)
+        return 1
+    print("check_layers: every include follows the layering rules")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
