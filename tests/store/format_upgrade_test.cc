@@ -1,0 +1,133 @@
+// Stores written by earlier releases keep opening: tests/fixtures/store-format-1/
+// is a small store as the release that introduced store format 1 wrote it
+// (tests/fixtures/make_store_format_1.sh says how). Each test opens a copy with
+// today's code and checks that everything in it reads as it was written: files
+// of every type, xattrs, both snapshots and their diff, the second branch, the
+// unsnapshotted change, search over the old index records, and a clean fsck;
+// then that the store takes new writes and snapshots and reopens.
+#include <filesystem>
+
+#include "test_util.h"
+#include "vexfs/index.h"
+#include "vexfs/store.h"
+
+namespace vexfs {
+namespace {
+
+namespace fs = std::filesystem;
+using test::DumpTree;
+using test::OpenStoreOrDie;
+using test::PutFile;
+using test::TempDir;
+using test::TreeDump;
+
+class FormatUpgradeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::copy(VEXFS_STORE_FORMAT_1_FIXTURE, dir_.Sub("store"), fs::copy_options::recursive);
+  }
+  std::string path() const { return dir_.Sub("store"); }
+
+  TempDir dir_;
+};
+
+// The tree of `view` as DumpTree shows it, or a failed test.
+TreeDump Dump(Store& store, std::string_view at, std::string_view branch = "") {
+  auto view = store.OpenView(at, branch);
+  EXPECT_TRUE(view.ok()) << view.status().ToString();
+  if (!view.ok()) return {};
+  auto dump = DumpTree(view->get());
+  EXPECT_TRUE(dump.ok()) << dump.status().ToString();
+  return dump.ok() ? *dump : TreeDump{};
+}
+
+const std::string kBig(200000, 'x');
+
+TEST_F(FormatUpgradeTest, EveryVersionOfEveryFileReadsAsWritten) {
+  auto store = OpenStoreOrDie(path());
+  TreeDump first = {{"big.bin", "file:" + kBig},
+                    {"link", "link:notes/lighthouse.md"},
+                    {"notes", "dir"},
+                    {"notes/deep", "dir"},
+                    {"notes/deep/tides.txt", "file:Tide tables for the northern harbour.\n"},
+                    {"notes/lighthouse.md", "file:The lighthouse keeper trims the wick at dusk.\n"},
+                    {"pipe", "fifo:0"}};
+  EXPECT_EQ(Dump(*store, "first"), first);
+
+  TreeDump second = first;
+  second.erase("notes/deep/tides.txt");
+  second["notes/lighthouse.md"] = "file:Replanned: sail at dawn.\n";
+  EXPECT_EQ(Dump(*store, "second"), second);
+
+  TreeDump working = second;
+  working["scratch.txt"] = "file:unsnapshotted work\n";
+  EXPECT_EQ(Dump(*store, "", "main"), working);
+  EXPECT_EQ(Dump(*store, "", "experiment"), first);
+}
+
+TEST_F(FormatUpgradeTest, HistoryBranchesXattrsAndDiffSurvive) {
+  auto store = OpenStoreOrDie(path());
+  ASSIGN_OR_FAIL(auto log, store->Log("main"));
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0].names, std::vector<std::string>{"second"});
+  EXPECT_EQ(log[0].message, "after the replan");
+  EXPECT_EQ(log[1].names, std::vector<std::string>{"first"});
+  ASSERT_EQ(log[0].parents.size(), 1u);
+  EXPECT_EQ(log[0].parents[0], log[1].id);
+
+  ASSIGN_OR_FAIL(auto branches, store->ListBranches());
+  ASSERT_EQ(branches.size(), 2u);
+  EXPECT_EQ(branches[0].name, "experiment");
+  EXPECT_EQ(branches[0].head, log[1].id);
+  EXPECT_TRUE(branches[1].current);
+
+  ASSIGN_OR_FAIL(auto view, store->OpenView("first"));
+  ASSIGN_OR_FAIL(XattrMap xattrs, view->Xattrs("notes/lighthouse.md"));
+  EXPECT_EQ(xattrs[MetaXattrName("topic")], "sea");
+
+  ASSIGN_OR_FAIL(auto diff, store->Diff("first", "second"));
+  std::map<std::string, std::string> changes;
+  for (const DiffEntry& e : diff) changes[e.path] = DiffKindName(e.kind);
+  EXPECT_EQ(changes, (std::map<std::string, std::string>{{"notes/deep/tides.txt", "removed"},
+                                                         {"notes/lighthouse.md", "modified"}}));
+  ASSIGN_OR_FAIL(FsckReport fsck, store->Fsck({}));
+  EXPECT_TRUE(fsck.ok()) << ::testing::PrintToString(fsck.problems);
+}
+
+TEST_F(FormatUpgradeTest, SearchFindsTheOldIndexRecords) {
+  auto store = OpenStoreOrDie(path());
+  ASSIGN_OR_FAIL(auto index, Index::Open(store.get()));
+  ASSERT_OK(index->Wait());
+  SearchRequest request;
+  request.query = "lighthouse wick";
+  request.snapshot = "first";
+  ASSIGN_OR_FAIL(SearchResult found, index->Search(request));
+  ASSERT_FALSE(found.hits.empty());
+  EXPECT_EQ(found.hits[0].path, "notes/lighthouse.md");
+  request.snapshot.clear();
+  request.query = "dawn";
+  ASSIGN_OR_FAIL(found, index->Search(request));
+  ASSERT_FALSE(found.hits.empty());
+  EXPECT_EQ(found.hits[0].path, "notes/lighthouse.md");
+}
+
+TEST_F(FormatUpgradeTest, TakesNewWorkAndReopens) {
+  {
+    auto store = OpenStoreOrDie(path());
+    ASSIGN_OR_FAIL(auto tree, store->Tree());
+    ASSERT_OK(PutFile(tree.get(), "notes/new.md", "written after the upgrade"));
+    ASSERT_OK(store->CreateSnapshot("third", "new work", {}).status());
+  }
+  auto store = OpenStoreOrDie(path());
+  TreeDump third = Dump(*store, "third");
+  EXPECT_EQ(third["notes/new.md"], "file:written after the upgrade");
+  EXPECT_EQ(third["scratch.txt"], "file:unsnapshotted work\n");
+  ASSIGN_OR_FAIL(auto log, store->Log("third"));
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_EQ(log[1].names, std::vector<std::string>{"second"});
+  ASSIGN_OR_FAIL(FsckReport fsck, store->Fsck({}));
+  EXPECT_TRUE(fsck.ok()) << ::testing::PrintToString(fsck.problems);
+}
+
+}  // namespace
+}  // namespace vexfs
