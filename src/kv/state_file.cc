@@ -19,16 +19,6 @@ constexpr char kKvSection[] = "kv";
 constexpr char kLogitsSection[] = "kv.next_logits";
 constexpr char kReferenceSection[] = "kv.reference";
 
-usxf::DType DTypeOf(CacheType t) {
-  switch (t) {
-    case CacheType::kF32: return usxf::DType::kF32;
-    case CacheType::kF16: return usxf::DType::kF16;
-    case CacheType::kBF16: return usxf::DType::kBF16;
-    case CacheType::kQ8_0: return usxf::DType::kQ8_0;
-  }
-  return usxf::DType::kNone;
-}
-
 Result<CacheType> CacheTypeOf(uint32_t dtype) {
   switch (static_cast<usxf::DType>(dtype)) {
     case usxf::DType::kF32: return CacheType::kF32;
@@ -204,6 +194,16 @@ Result<Reference> DecodeReference(std::string_view text) {
 
 usxf::Digest LogitsDigest(const std::vector<float>& logits) { return Sha256Of(Bytes(logits)).bytes; }
 
+usxf::DType StoredDType(CacheType t) {
+  switch (t) {
+    case CacheType::kF32: return usxf::DType::kF32;
+    case CacheType::kF16: return usxf::DType::kF16;
+    case CacheType::kBF16: return usxf::DType::kBF16;
+    case CacheType::kQ8_0: return usxf::DType::kQ8_0;
+  }
+  return usxf::DType::kNone;
+}
+
 ReferenceStep MakeReferenceStep(int32_t token, const std::vector<float>& logits, size_t top_k) {
   ReferenceStep step;
   step.token = token;
@@ -224,7 +224,7 @@ Status WriteStateFile(const std::string& path, const StateBundle& b, const usxf:
   info.v_rotation = b.kv.v_rotation;
   VEXFS_RETURN_IF_ERROR(info.Validate());
   std::vector<usxf::SectionData> sections;
-  sections.push_back({usxf::KvSection(kKvSection, info, DTypeOf(b.kv.type)), b.kv.data});
+  sections.push_back({usxf::KvSection(kKvSection, info, StoredDType(b.kv.type)), b.kv.data});
   usxf::SectionInfo logits;
   logits.name = kLogitsSection;
   logits.kind = static_cast<uint32_t>(usxf::SectionKind::kTensor);

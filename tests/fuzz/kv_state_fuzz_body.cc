@@ -21,19 +21,10 @@ bool IsUsxf(std::string_view bytes) {
          std::memcmp(bytes.data(), usxf::kMagic, sizeof(usxf::kMagic)) == 0;
 }
 
-usxf::DType DTypeOf(CacheType t) {
-  switch (t) {
-    case CacheType::kF32: return usxf::DType::kF32;
-    case CacheType::kF16: return usxf::DType::kF16;
-    case CacheType::kBF16: return usxf::DType::kBF16;
-    case CacheType::kQ8_0: return usxf::DType::kQ8_0;
-  }
-  return usxf::DType::kNone;
-}
 
 // The bytes of a whole canonical cache of `type` (stored as it is, no encoding).
 Result<uint64_t> CacheBytes(CacheType type, const usxf::KvCacheInfo& kv) {
-  return usxf::EncodedLength(static_cast<uint32_t>(DTypeOf(type)),
+  return usxf::EncodedLength(static_cast<uint32_t>(StoredDType(type)),
                              static_cast<uint32_t>(usxf::Encoding::kNone), 0, kv.ElementCount());
 }
 

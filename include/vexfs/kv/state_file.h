@@ -71,6 +71,9 @@ Result<StateBundle> DecodeStateFile(std::string bytes, const usxf::Keyring* keyr
 std::string EncodeReference(const Reference& reference);
 Result<Reference> DecodeReference(std::string_view json);
 
+// The USXF element type the "kv" section stores a canonical cache of type `t` as.
+usxf::DType StoredDType(CacheType t);
+
 // The reference record of a continuation (top `top_k` logits per step).
 ReferenceStep MakeReferenceStep(int32_t token, const std::vector<float>& logits, size_t top_k);
 usxf::Digest LogitsDigest(const std::vector<float>& logits);
