@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures a change against an earlier build in one run: the snapshot, search and
-# KV benchmarks of both builds run alternately ROUNDS times (so a noisy minute
-# hits both), then the mount benchmark mounts both binaries interleaved
+# KV benchmarks of both builds run alternately ROUNDS times, the order swapped
+# every round (so a noisy minute or a warm cache favours neither), then the mount benchmark mounts both binaries interleaved
 # (mount_bench --vexfs-before). Prints, for every time and rate the benchmarks
 # report (bench/before_after_summary.py), the median over rounds of each build and
 # the ratio after/before (for times below 1 is faster, for rates above 1).
@@ -38,8 +38,12 @@ for line in sys.stdin:
       "$side" "$bench" >>"$out"
 }
 
+# The order alternates between rounds, so neither build always finds the caches
+# the other warmed.
 for ((round = 1; round <= rounds; round++)); do
-  for side in before after; do
+  order=(before after)
+  ((round % 2 == 0)) && order=(after before)
+  for side in "${order[@]}"; do
     build=$before
     [[ $side == after ]] && build=$after
     run_one "$side" "$build" snapshot_bench --sizes 1000,10000 --reps 5 --first-reps 1 \

@@ -59,9 +59,11 @@ def check_include(layer: str, bracket: str, header: str) -> str:
             if layer in allowed:
                 return ""
             return f"{header.split('/')[0]} is wrapped by {', '.join(sorted(allowed))} only"
-    if bracket != '"':
-        return ""
+    if ".." in header.split("/"):
+        return "a relative include path hides which layer the header belongs to"
     prefix = header.split("/")[0] if "/" in header else ""
+    if bracket != '"' and prefix not in PROJECT_PREFIXES:
+        return ""  # a system or dependency header
     if prefix and prefix not in PROJECT_PREFIXES:
         return ""  # a dependency's quoted header (llama.h is covered above)
     if prefix not in LAYERS[layer]:

@@ -39,6 +39,8 @@ nlohmann::json SearchHitJson(const SearchHit& h);
 // A whole answer: what answered (mode, models, method), what was visible, the
 // hits; "fusion" and "note" only when set.
 nlohmann::json SearchResultJson(const SearchResult& r);
+// An indexed passage without its vector: model, offset, length, dim.
+nlohmann::json FilePassageJson(const FilePassage& p);
 
 nlohmann::json GcReportJson(const GcReport& r);
 nlohmann::json FsckReportJson(const FsckReport& r);

@@ -47,28 +47,40 @@ Result<PutReport> PutLocalPath(Store& store, const std::string& local, std::stri
 
 // Stores `data` as the regular file `dest` (a file path, not a directory),
 // replacing what was there and making missing parent directories.
-// kInvalidArgument when `dest` is empty or ends with '/'.
+// kInvalidArgument when `dest` is empty or ends with '/'; the store's errors
+// otherwise (kNotFound for an unknown branch, kNoSpace, kReadOnly, ...).
 Result<PutReport> PutBytes(Store& store, std::string_view dest, std::string_view data,
                            const PutOptions& options = {});
 
 // Copies `path` of `view` (a file, symlink, special file or directory,
 // recursively) to the local path `local`. Returns how many regular files were
-// written. A regular file that fails part way (say, a corrupt chunk) is removed,
-// so no partial copy is left looking like the real thing. Making a device node
-// needs CAP_MKNOD; without it the error names the path.
+// written. An existing local file is overwritten (through a symlink, as open(2)
+// does); an existing directory is merged into; a symlink or special file whose
+// local path exists already fails with kIOError. A regular
+// file that fails part way (say, a corrupt chunk: kCorruption) is removed, so no
+// partial copy is left looking like the real thing; a directory copy that fails
+// keeps what it copied before the failure. Errors: the view's (kNotFound for a
+// missing `path`, kCorruption), kIOError naming the local path that could not be
+// made or written. Making a device node needs CAP_MKNOD; without it the error
+// names the path.
 Result<uint64_t> GetToLocalPath(TreeView& view, std::string_view path, const std::string& local);
 
 // Writes the content of the regular file `path` to `out`. Files up to 256 MiB
 // are read in one transaction, so a concurrent writer never yields a mix of two
 // versions (read a snapshot for a consistent copy of a larger changing file).
-// kIsDirectory / kInvalidArgument when `path` is not a regular file.
+// kIsDirectory / kInvalidArgument when `path` is not a regular file, kIOError when
+// `out` fails. `out` must not throw (the default for streams): the library does
+// not.
 Status CopyFileTo(TreeView& view, std::string_view path, std::ostream& out);
 
-// The whole content of the local file `path`. kNotFound / kIOError name it.
+// The whole content of the local file `path`. kNotFound when it is missing,
+// kIOError when it cannot be read; the message names it.
 Result<std::string> ReadLocalFile(const std::string& path);
 
-// Replaces the local file `path` with `bytes` atomically: a temporary file,
-// fsync, rename. kIOError / kNoSpace name the path.
+// Replaces the local file `path` with `bytes` atomically: `path + ".tmp"`, fsync,
+// rename, fsync of the directory; a crash leaves the old or the new file. Two
+// writers of one path at once must not be used. kNoSpace when the disk is full,
+// kIOError otherwise; the message names the path.
 Status WriteLocalFileAtomically(const std::string& path, std::string_view bytes);
 
 }  // namespace vexfs

@@ -39,7 +39,11 @@ Status ApplyMountOptionList(std::string_view list, MountOptions* options);
 
 // Mounts and serves until the mount goes away. In the foreground it returns
 // when serving ends; otherwise it returns as soon as the mount is ready (or has
-// failed, with the reason) and a daemon process serves it.
+// failed, with the reason) and a daemon process serves it. With
+// options.remount it is Remount(options). Errors: the store's when it cannot be
+// opened (kNotFound for no store at store_path or no such branch, kCorruption,
+// kReadOnly), kBusy when the branch is mounted writable already, kIOError when
+// FUSE refuses the mountpoint or the daemon cannot start (the message says why).
 Status Mount(const MountOptions& options);
 
 // -o remount, as mount(8) asks a helper: changes the per-mount flags of the
@@ -50,7 +54,10 @@ Status Mount(const MountOptions& options);
 Status Remount(const MountOptions& options);
 
 // Unmounts through fusermount3 (works for non-root users and for a mount whose
-// daemon died).
+// daemon died), then waits (up to a minute) until the daemon has let go of its
+// branch, so a mount straight after succeeds. kIOError when fusermount3 cannot
+// be run, kInvalidArgument when it refuses (not a mount, busy: its message is on
+// stderr), kBusy when the daemon still holds the branch after the wait.
 Status Unmount(const std::string& mountpoint);
 
 }  // namespace vexfs

@@ -75,6 +75,10 @@ nlohmann::json SearchResultJson(const SearchResult& r) {
   return out;
 }
 
+nlohmann::json FilePassageJson(const FilePassage& p) {
+  return {{"model", p.model}, {"offset", p.offset}, {"length", p.length}, {"dim", p.values.size()}};
+}
+
 nlohmann::json GcReportJson(const GcReport& r) {
   return {{"objects_freed", r.objects_freed},
           {"bytes_freed", r.bytes_freed},

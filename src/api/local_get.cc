@@ -107,10 +107,23 @@ Status CopyFileTo(TreeView& view, std::string_view path, std::ostream& out) {
   return CopyRegularFile(view, path, attr, out, "stdout");
 }
 
-Result<std::string> ReadLocalFile(const std::string& path) { return ReadWholeFile(path); }
+// The common file helpers speak for the store's own files, where a permission
+// error means a read-only store; for a user's file it is only an I/O error.
+static Status AsLocalFileStatus(const Status& st) {
+  if (st.code() == StatusCode::kReadOnly || st.code() == StatusCode::kBusy) {
+    return Status::IOError(st.message());
+  }
+  return st;
+}
+
+Result<std::string> ReadLocalFile(const std::string& path) {
+  auto bytes = ReadWholeFile(path);
+  if (!bytes.ok()) return AsLocalFileStatus(bytes.status());
+  return bytes;
+}
 
 Status WriteLocalFileAtomically(const std::string& path, std::string_view bytes) {
-  return WriteFileAtomically(path, bytes);
+  return AsLocalFileStatus(WriteFileAtomically(path, bytes));
 }
 
 }  // namespace vexfs

@@ -124,8 +124,9 @@ Status CollectTree(const std::string& root, const std::string& dest,
   std::error_code ec;
   fs::recursive_directory_iterator it(root, ec), end;
   if (ec) return Status::IOError("read directory '" + root + "': " + ec.message());
+  // A failed step (an unreadable subdirectory) sets `ec` and ends the walk, so
+  // `ec` is checked after the loop too: nothing below the root is skipped silently.
   for (; it != end; it.increment(ec)) {
-    if (ec) return Status::IOError("read directory '" + root + "': " + ec.message());
     std::string local = it->path().string();
     struct stat st;
     if (::lstat(local.c_str(), &st) != 0) return LocalError("stat '" + local + "'");
@@ -133,6 +134,7 @@ Status CollectTree(const std::string& root, const std::string& dest,
     std::string rel = it->path().lexically_relative(root).generic_string();
     items->push_back(ItemFromStat(local, JoinPath(dest, rel), st));
   }
+  if (ec) return Status::IOError("read directory under '" + root + "': " + ec.message());
   return Status::Ok();
 }
 

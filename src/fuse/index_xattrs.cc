@@ -5,9 +5,9 @@
 //   user.vexfs.passages           read-only JSON: every indexed passage per model
 #include <cmath>
 #include <cstring>
-#include <nlohmann/json.hpp>
 
 #include "fuse/filesystem.h"
+#include "vexfs/json.h"
 
 namespace vexfs::fuse {
 
@@ -58,12 +58,7 @@ Result<std::string> Filesystem::GetIndexXattr(uint64_t ino, std::string_view nam
   VEXFS_ASSIGN_OR_RETURN(auto passages, index_->FilePassages(path, model, branch_));
   if (passages_json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const FilePassage& p : passages) {
-      out.push_back({{"model", p.model},
-                     {"offset", p.offset},
-                     {"length", p.length},
-                     {"dim", p.values.size()}});
-    }
+    for (const FilePassage& p : passages) out.push_back(FilePassageJson(p));
     return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   if (passages.empty()) {

@@ -396,9 +396,7 @@ Result<std::string> VirtualTree::StatusText() {
   if (log.empty()) {
     out["last_snapshot"] = nullptr;
   } else {
-    const CommitInfo& c = log.front();
-    out["last_snapshot"] = {
-        {"id", c.id.ToHex()}, {"names", c.names}, {"time_ns", c.time}, {"message", c.message}};
+    out["last_snapshot"] = CommitJson(log.front());
   }
   return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

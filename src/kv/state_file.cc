@@ -132,14 +132,17 @@ Result<std::string_view> DecodeKv(const usxf::MappedFile& file, StateBundle& b, 
 
 // The cache is most of the file: rather than copy it into fresh memory, the
 // file's own buffer becomes the cache (one memmove within pages already touched).
-std::string TakeValues(std::string file_bytes, std::string storage, std::string_view values) {
+// Taken by reference so that `values` is compared with the buffers it was read
+// from: moving a short string into a parameter copies it out of its inline buffer
+// and clears the original, which would leave `values` pointing at neither.
+std::string TakeValues(std::string&& file_bytes, std::string&& storage, std::string_view values) {
   const char* begin = file_bytes.data();
   if (values.data() >= begin && values.data() + values.size() <= begin + file_bytes.size()) {
     file_bytes.erase(0, static_cast<size_t>(values.data() - begin));
     file_bytes.resize(values.size());
-    return file_bytes;
+    return std::move(file_bytes);
   }
-  if (values.data() == storage.data() && values.size() == storage.size()) return storage;
+  if (values.data() == storage.data() && values.size() == storage.size()) return std::move(storage);
   return std::string(values);
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Shows that scripts/check_layers.py catches what it exists to catch: in a small
-# tree, a layer reaching into another's private header, a wrapped library
-# included outside its layer, a front end including a private header, and a file
-# in no layer each fail the check by name; a tree following the rules passes.
+# tree, a layer reaching into another's private header (with quotes, with angle
+# brackets, or by a relative path), a wrapped library included outside its layer,
+# a front end including a private header, and a file in no layer each fail the
+# check by name; a tree following the rules passes.
 # Usage: check_layers_test.sh REPO_ROOT
 set -euo pipefail
 check="$1/scripts/check_layers.py"
@@ -43,6 +44,8 @@ expect_fail src/fuse/ops.cc '#include "store/lmdb.h"' store/lmdb.h "src/fuse may
 expect_fail src/fuse/ops.cc '#include <lmdb.h>' lmdb.h "lmdb.h is wrapped by src/store only"
 expect_fail tools/vexfs/main.cc '#include "kv/capture.h"' kv/capture.h "tools/vexfs may include only"
 expect_fail include/vexfs/store.h '#include "common/coding.h"' common/coding.h "include/vexfs may include only"
+expect_fail src/fuse/ops.cc '#include <store/lmdb.h>' store/lmdb.h "src/fuse may include only"
+expect_fail src/fuse/ops.cc '#include "../store/lmdb.h"' ../store/lmdb.h "a relative include path"
 make_tree
 mkdir -p "$work/tree/src/graph" && echo '#include "vexfs/store.h"' > "$work/tree/src/graph/g.cc"
 if python3 "$check" "$work/tree" > "$work/out" 2>&1 || ! grep -q "src/graph/g.cc: in no layer" "$work/out"; then

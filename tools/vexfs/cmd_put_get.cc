@@ -20,11 +20,13 @@ Result<PutReport> RunPut(Store& store, const PutArgs& args) {
   options.branch = args.branch;
   options.progress = [&progress](uint64_t done, uint64_t total) { progress.Update(done, total); };
   if (args.local != "-") return PutLocalPath(store, args.local, args.dest, options);
+  // A wrong branch or destination fails before stdin is read, not after its EOF.
+  VEXFS_RETURN_IF_ERROR(store.Tree(args.branch).status());
   if (args.dest.empty() || args.dest.back() == '/') {
     return Status::InvalidArgument("put from stdin needs a file path, not '" + args.dest + "'");
   }
   std::string data((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-  return PutBytes(store, args.dest, data, options);
+  return PutBytes(store, args.dest, data, {args.branch, {}});
 }
 
 void PrintPutReport(Context& ctx, const PutReport& report) {
