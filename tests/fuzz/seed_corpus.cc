@@ -86,28 +86,6 @@ Metadata RichMetadata() {
   return m;
 }
 
-// Two GQA layers (4 heads, 2 KV heads, head dim 8), six tokens, block size 4.
-KvCacheInfo SmallKv() {
-  KvCacheInfo kv;
-  kv.arch = "qwen2";
-  kv.weights_fingerprint.fill(0x11);
-  kv.hparams_fingerprint.fill(0x22);
-  kv.tokenizer_fingerprint.fill(0x33);
-  kv.n_layers = 2;
-  kv.n_heads.assign(2, 4);
-  kv.n_kv_heads.assign(2, 2);
-  kv.k_head_dim.assign(2, 8);
-  kv.v_head_dim.assign(2, 8);
-  kv.attention = AttentionKind::kGQA;
-  kv.rope = RopeType::kNeox;
-  kv.rope_freq_base = 1000000.0;
-  kv.block_size = 4;
-  kv.token_ids = {1000, 1007, 1014, 1021, 1028, 1035};
-  kv.runtime = "fuzz seed";
-  kv.ComputeBlockHashes();
-  return kv;
-}
-
 // One MHA layer with explicit positions and scaled RoPE: the optional fields.
 KvCacheInfo ExplicitPositionsKv() {
   KvCacheInfo kv;
@@ -133,6 +111,27 @@ KvCacheInfo ExplicitPositionsKv() {
 }
 
 }  // namespace
+
+KvCacheInfo SmallKv() {
+  KvCacheInfo kv;
+  kv.arch = "qwen2";
+  kv.weights_fingerprint.fill(0x11);
+  kv.hparams_fingerprint.fill(0x22);
+  kv.tokenizer_fingerprint.fill(0x33);
+  kv.n_layers = 2;
+  kv.n_heads.assign(2, 4);
+  kv.n_kv_heads.assign(2, 2);
+  kv.k_head_dim.assign(2, 8);
+  kv.v_head_dim.assign(2, 8);
+  kv.attention = AttentionKind::kGQA;
+  kv.rope = RopeType::kNeox;
+  kv.rope_freq_base = 1000000.0;
+  kv.block_size = 4;
+  kv.token_ids = {1000, 1007, 1014, 1021, 1028, 1035};
+  kv.runtime = "fuzz seed";
+  kv.ComputeBlockHashes();
+  return kv;
+}
 
 std::vector<std::pair<std::string, std::string>> MakeSeedCorpus() {
   std::vector<std::pair<std::string, std::string>> seeds;

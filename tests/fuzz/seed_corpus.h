@@ -9,12 +9,18 @@
 #include <utility>
 #include <vector>
 
+#include "vexfs/usxf_kv.h"
+
 namespace vexfs::usxf::fuzz {
 
 // (name, file bytes) pairs; names are identifiers ("kv_cache"). The signed file
 // uses a fresh key each call, so its bytes differ between calls. Aborts if the
 // writer refuses one of them: a seed that does not write is a broken writer.
 std::vector<std::pair<std::string, std::string>> MakeSeedCorpus();
+
+// A small valid KV cache description: two GQA layers (4 heads, 2 KV heads, head
+// dim 8), six tokens, block size 4, block hashes computed.
+KvCacheInfo SmallKv();
 
 }  // namespace vexfs::usxf::fuzz
 

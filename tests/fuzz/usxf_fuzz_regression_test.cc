@@ -175,26 +175,6 @@ std::string HandWritten(SectionInfo section, std::string_view data) {
   return file + EncodeFooter(footer);
 }
 
-// Two layers, six tokens: small enough to write, so the hand-written layout can
-// be checked against what the readers accept.
-KvCacheInfo SmallKv() {
-  KvCacheInfo kv;
-  kv.arch = "qwen2";
-  kv.weights_fingerprint.fill(1);
-  kv.hparams_fingerprint.fill(2);
-  kv.tokenizer_fingerprint.fill(3);
-  kv.n_layers = 2;
-  kv.n_heads.assign(2, 4);
-  kv.n_kv_heads.assign(2, 2);
-  kv.k_head_dim.assign(2, 8);
-  kv.v_head_dim.assign(2, 8);
-  kv.attention = AttentionKind::kGQA;
-  kv.token_ids = {1, 2, 3, 4, 5, 6};
-  kv.block_size = 4;
-  kv.ComputeBlockHashes();
-  return kv;
-}
-
 // Without this the test below could not tell a refused KV section from a file
 // the hand-written layout got wrong.
 TEST(UsxfFuzzRegressionTest, HandWrittenFilesAreWhatTheReadersAccept) {
