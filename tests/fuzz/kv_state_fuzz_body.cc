@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "common/file_util.h"
+#include "fuzz/seed_corpus.h"
 #include "usxf/format.h"
 #include "vexfs/kv/state_file.h"
 #include "vexfs/usxf.h"
@@ -90,24 +91,11 @@ std::string CheckStateFile(std::string_view bytes, bool* decoded) {
   std::abort();
 }
 
-// Two layers (4 heads, 2 KV heads, head dim 32: whole q8_0 blocks), six tokens.
+// The seed corpus's small cache with head dim 32 (whole q8_0 blocks).
 StateBundle SmallState(CacheType type, uint32_t rotation) {
   StateBundle b;
-  usxf::KvCacheInfo& kv = b.info;
-  kv.arch = "qwen2";
-  kv.weights_fingerprint.fill(0x11);
-  kv.hparams_fingerprint.fill(0x22);
-  kv.tokenizer_fingerprint.fill(0x33);
-  kv.n_layers = 2;
-  kv.n_heads.assign(2, 4);
-  kv.n_kv_heads.assign(2, 2);
-  kv.k_head_dim.assign(2, 32);
-  kv.v_head_dim.assign(2, 32);
-  kv.attention = usxf::AttentionKind::kGQA;
-  kv.token_ids = {9707, 11, 1879, 13, 576, 6722};
-  kv.block_size = 4;
-  kv.runtime = "fuzz seed";
-  kv.ComputeBlockHashes();
+  b.info = usxf::fuzz::SmallKv(32);
+  const usxf::KvCacheInfo& kv = b.info;
   b.kv.type = type;
   b.kv.n_tokens = static_cast<uint32_t>(kv.n_tokens());
   b.kv.k_rotation = b.kv.v_rotation = rotation;

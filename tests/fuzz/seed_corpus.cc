@@ -112,7 +112,7 @@ KvCacheInfo ExplicitPositionsKv() {
 
 }  // namespace
 
-KvCacheInfo SmallKv() {
+KvCacheInfo SmallKv(uint32_t head_dim) {
   KvCacheInfo kv;
   kv.arch = "qwen2";
   kv.weights_fingerprint.fill(0x11);
@@ -121,8 +121,8 @@ KvCacheInfo SmallKv() {
   kv.n_layers = 2;
   kv.n_heads.assign(2, 4);
   kv.n_kv_heads.assign(2, 2);
-  kv.k_head_dim.assign(2, 8);
-  kv.v_head_dim.assign(2, 8);
+  kv.k_head_dim.assign(2, head_dim);
+  kv.v_head_dim.assign(2, head_dim);
   kv.attention = AttentionKind::kGQA;
   kv.rope = RopeType::kNeox;
   kv.rope_freq_base = 1000000.0;

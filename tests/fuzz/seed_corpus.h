@@ -5,6 +5,7 @@
 #ifndef VEXFS_TESTS_FUZZ_SEED_CORPUS_H_
 #define VEXFS_TESTS_FUZZ_SEED_CORPUS_H_
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,8 +20,8 @@ namespace vexfs::usxf::fuzz {
 std::vector<std::pair<std::string, std::string>> MakeSeedCorpus();
 
 // A small valid KV cache description: two GQA layers (4 heads, 2 KV heads, head
-// dim 8), six tokens, block size 4, block hashes computed.
-KvCacheInfo SmallKv();
+// dim `head_dim`), six tokens, block size 4, block hashes computed.
+KvCacheInfo SmallKv(uint32_t head_dim = 8);
 
 }  // namespace vexfs::usxf::fuzz
 
