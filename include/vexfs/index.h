@@ -180,6 +180,13 @@ class Index {
   Index(const Index&) = delete;
   Index& operator=(const Index&) = delete;
 
+  // Registers the search index with the store: its tables and its subscription
+  // to the store's change feed, so every change from then on, by any process,
+  // is queued for it one by one. Open() does this too; a store that was written
+  // before either gets every branch and snapshot queued for one rescan instead.
+  // Idempotent. kReadOnly on a store opened read-only that never had it.
+  static Status Enable(Store* store);
+
   // Chooses the text embedder recorded in the store ("glove", "glove:PATH",
   // "hash", "hash:DIM", "exec:COMMAND", "gguf:PATH").
   static Status SetEmbedder(Store* store, std::string_view spec);

@@ -41,9 +41,14 @@
 
 namespace vexfs {
 
+class TreeEditor;
+
 namespace internal {
 class StoreImpl;
 class TxnScope;
+// The transaction behind an editor, for store extensions (src/store/extension.h)
+// that write their own records atomically with the edit.
+TxnScope* ScopeOf(TreeEditor& editor);
 }  // namespace internal
 
 struct StoreOptions {
@@ -198,6 +203,7 @@ class TreeEditor {
                              const NewNode& node);
 
  private:
+  friend internal::TxnScope* internal::ScopeOf(TreeEditor& editor);
   internal::TxnScope* scope_;
 };
 

@@ -25,7 +25,7 @@
 #include "index/vector_index.h"
 #include "index/vector_log.h"
 #include "index/view_catalog.h"
-#include "store/index_queue.h"
+#include "index/search_tables.h"
 #include "store/store_impl.h"
 
 namespace vexfs {
@@ -67,17 +67,19 @@ namespace {
 constexpr size_t kMaxK = 10000;
 constexpr size_t kCachedCatalogs = 4;
 constexpr size_t kCachedFilters = 8;
-constexpr std::string_view kEmbedderKey = "ix_embedder";
+// Key in the models table of the embedder spec the user chose (search_tables.cc
+// moves a format-1 store's setting there).
+constexpr std::string_view kEmbedderKey = "embedder";
 
 // The embedder the store records; without a record, the default of the release
 // that indexed it: a store with "hash-384" vectors but no record was indexed when
 // "hash" was the default, and keeps it until the user chooses another.
-Result<std::string> StoredEmbedderSpec(internal::StoreImpl* impl) {
+Result<std::string> StoredEmbedderSpec(internal::StoreImpl* impl, const IndexTables& ix) {
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
-  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(impl->dbs().meta, kEmbedderKey));
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(ix.models, kEmbedderKey));
   if (raw) return std::string(*raw);
-  VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(txn, impl->dbs()));
+  VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(txn, ix));
   for (const ModelRecord& m : models) {
     if (m.kind == ModelKind::kEmbedded && m.info.name == "hash-384") {
       return std::string(kLegacyDefaultEmbedderSpec);
@@ -135,9 +137,9 @@ inline constexpr auto kIndexGatherLimit = std::chrono::milliseconds(50);
 
 class IndexImpl {
  public:
-  IndexImpl(Store* store, IndexOptions options, std::unique_ptr<Embedder> embedder,
-            std::string spec)
-      : store_(store), impl_(store->impl()), options_(std::move(options)),
+  IndexImpl(Store* store, IndexTables ix, IndexOptions options,
+            std::unique_ptr<Embedder> embedder, std::string spec)
+      : store_(store), impl_(store->impl()), ix_(std::move(ix)), options_(std::move(options)),
         embedder_(std::move(embedder)), spec_(std::move(spec)) {}
   ~IndexImpl() { StopBackground(); }
 
@@ -153,7 +155,7 @@ class IndexImpl {
   Result<VectorMetric> RegisteredMetric(std::string_view name) {
     internal::Txn txn;
     VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
-    VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, impl_->dbs(), name));
+    VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, ix_, name));
     bool l2 = model && model->info.metric == Metric::kL2;
     return l2 ? VectorMetric::kL2 : VectorMetric::kInnerProduct;
   }
@@ -200,6 +202,7 @@ class IndexImpl {
 
   Store* store_;
   internal::StoreImpl* impl_;
+  IndexTables ix_;
   IndexOptions options_;
   std::mutex embed_mu_;  // guards embedder_, which embeds queries
   std::unique_ptr<Embedder> embedder_;
@@ -248,8 +251,8 @@ Result<IndexStatus> IndexImpl::GetStatus() {
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
   IndexStatus status;
   status.embedder = spec_;
-  VEXFS_ASSIGN_OR_RETURN(status.queued, internal::QueueLength(txn, impl_->dbs()));
-  VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(txn, impl_->dbs()));
+  VEXFS_ASSIGN_OR_RETURN(status.queued, ix_.work.Pending(txn));
+  VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(txn, ix_));
   for (const ModelRecord& m : models) {
     status.models.push_back({m.info.name, m.info.dim, MetricName(m.info.metric),
                              ModelKindName(m.kind),
@@ -353,7 +356,7 @@ Status IndexImpl::Rebuild(const ProgressFn& progress) {
   lexical_.clear();
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
-  VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(txn, impl_->dbs()));
+  VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(txn, ix_));
   txn.Abort();
   for (const ModelRecord& m : models) VEXFS_RETURN_IF_ERROR(RebuildModel(m, progress));
   return Status::Ok();
@@ -382,7 +385,7 @@ Result<ModelRecord> IndexImpl::ResolveModel(const SearchRequest& request) {
   std::string name = request.model.empty() ? embedder_->info().name : request.model;
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
-  VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, impl_->dbs(), name));
+  VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, ix_, name));
   if (model) return *model;
   if (request.model.empty()) {  // nothing indexed yet: an empty model answers nothing
     ModelRecord empty;
@@ -422,7 +425,7 @@ Result<std::shared_ptr<const ViewCatalog>> IndexImpl::Catalog(const SearchReques
     internal::Txn txn;
     VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
     VEXFS_ASSIGN_OR_RETURN(commit, internal::ResolveCommit(txn, impl_->dbs(), request.snapshot));
-    VEXFS_ASSIGN_OR_RETURN(uint64_t gen, ReadIndexGeneration(txn, impl_->dbs()));
+    VEXFS_ASSIGN_OR_RETURN(uint64_t gen, ReadIndexGeneration(txn, ix_));
     key = "s" + commit->ToHex() + ":" + std::to_string(gen);
   } else {
     // Any committed write may change a working tree: key on the last transaction.
@@ -549,7 +552,7 @@ void IndexImpl::MaintainLexical() {
 Result<std::optional<ModelRecord>> IndexImpl::LexicalModel() {
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
-  VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, impl_->dbs(), kLexicalModelName));
+  VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, ix_, kLexicalModelName));
   if (model && model->kind != ModelKind::kLexical) {
     return Status::Corruption("model '" + std::string(kLexicalModelName) + "' is not lexical");
   }
@@ -652,22 +655,31 @@ Index::Index(std::unique_ptr<index::IndexImpl> impl) : impl_(std::move(impl)) {}
 Index::~Index() = default;
 
 Result<std::unique_ptr<Index>> Index::Open(Store* store, const IndexOptions& options) {
+  VEXFS_ASSIGN_OR_RETURN(index::IndexTables ix, index::SearchTables(store->impl()));
   std::string spec = options.embedder;
   if (spec.empty()) {
-    VEXFS_ASSIGN_OR_RETURN(spec, index::StoredEmbedderSpec(store->impl()));
+    VEXFS_ASSIGN_OR_RETURN(spec, index::StoredEmbedderSpec(store->impl(), ix));
   }
   VEXFS_ASSIGN_OR_RETURN(auto embedder, index::MakeEmbedder(spec));
-  auto impl = std::make_unique<index::IndexImpl>(store, options, std::move(embedder), spec);
+  auto impl = std::make_unique<index::IndexImpl>(store, ix, options, std::move(embedder), spec);
   return std::unique_ptr<Index>(new Index(std::move(impl)));
+}
+
+Status Index::Enable(Store* store) {
+  if (store->impl()->lmdb().read_only()) {
+    return Status::ReadOnly("cannot enable the search index on a store opened read-only");
+  }
+  return index::SearchTables(store->impl()).status();
 }
 
 Status Index::SetEmbedder(Store* store, std::string_view spec) {
   VEXFS_RETURN_IF_ERROR(index::MakeEmbedder(spec).status());
+  VEXFS_ASSIGN_OR_RETURN(index::IndexTables ix, index::SearchTables(store->impl()));
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(store->impl()->BeginTxn(&txn, true));
-  VEXFS_RETURN_IF_ERROR(txn.Put(store->impl()->dbs().meta, index::kEmbedderKey, spec));
+  VEXFS_RETURN_IF_ERROR(txn.Put(ix.models, index::kEmbedderKey, spec));
   // Everything must be embedded by the new model.
-  VEXFS_RETURN_IF_ERROR(index::QueueEveryView(&txn, store->impl()->dbs(), /*forget_indexed=*/true));
+  VEXFS_RETURN_IF_ERROR(index::QueueEveryView(&txn, store->impl()->dbs(), ix, /*forget_indexed=*/true));
   return txn.Commit();
 }
 

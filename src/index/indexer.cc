@@ -11,11 +11,10 @@
 #include "index/model_registry.h"
 #include "index/text_detect.h"
 #include "index/vector_log.h"
-#include "store/index_queue.h"
 
 namespace vexfs::index {
 
-using internal::QueueKind;
+using internal::ChangeKind;
 using internal::Txn;
 
 namespace {
@@ -92,29 +91,11 @@ uint32_t BranchOfKey(std::string_view key) {
 
 }  // namespace
 
-Status QueueEveryView(Txn* txn, const internal::Databases& dbs, bool forget_indexed) {
-  VEXFS_ASSIGN_OR_RETURN(auto refs, internal::ScanPrefix(*txn, dbs.refs, internal::kBranchRefPrefix));
-  for (const auto& [key, value] : refs) {
-    internal::BranchRecord rec;
-    VEXFS_RETURN_IF_ERROR(internal::DecodeBranch(value, &rec));
-    if (forget_indexed) {
-      VEXFS_RETURN_IF_ERROR(internal::DeletePrefix(txn, dbs.ix_files, internal::BranchPrefix(rec.id)));
-    }
-    VEXFS_RETURN_IF_ERROR(internal::EnqueueBranch(txn, dbs, rec.id));
-  }
-  // Snapshots too: versions no working tree holds any more still need indexing.
-  VEXFS_ASSIGN_OR_RETURN(auto snaps, internal::ScanPrefix(*txn, dbs.refs, internal::kSnapshotRefPrefix));
-  for (const auto& [key, value] : snaps) {
-    VEXFS_RETURN_IF_ERROR(internal::EnqueueCommit(txn, dbs, ObjectId::FromBytes(value)));
-  }
-  return Status::Ok();
-}
-
-Status BumpIndexGeneration(Txn* txn, const internal::Databases& dbs) {
-  VEXFS_ASSIGN_OR_RETURN(uint64_t gen, ReadIndexGeneration(*txn, dbs));
+Status BumpIndexGeneration(Txn* txn, const IndexTables& ix) {
+  VEXFS_ASSIGN_OR_RETURN(uint64_t gen, ReadIndexGeneration(*txn, ix));
   Encoder e;
   e.PutFixed64BE(gen + 1);
-  return txn->Put(dbs.meta, kIndexGenerationKey, e.data());
+  return txn->Put(ix.models, kIndexGenerationKey, e.data());
 }
 
 namespace {
@@ -122,16 +103,17 @@ namespace {
 }  // namespace
 
 struct Indexer::Batch {
-  QueueKind kind = QueueKind::kFile;
+  char kind = static_cast<char>(ChangeKind::kFile);
   std::vector<Job> jobs;
   NewTexts dense;    // passage texts to embed, one per slot
   NewTexts lexical;  // passage texts new to the lexical model
   std::vector<float> vectors;  // dense.texts.size() * dim
   size_t text_bytes() const { return dense.bytes + lexical.bytes; }
+  bool is_files() const { return kind == static_cast<char>(ChangeKind::kFile); }
 };
 
-Result<uint64_t> ReadIndexGeneration(const Txn& txn, const internal::Databases& dbs) {
-  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(dbs.meta, kIndexGenerationKey));
+Result<uint64_t> ReadIndexGeneration(const Txn& txn, const IndexTables& ix) {
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(ix.models, kIndexGenerationKey));
   if (!raw) return uint64_t{0};
   Decoder d(*raw);
   uint64_t gen = 0;
@@ -144,13 +126,14 @@ Indexer::Indexer(internal::StoreImpl* impl, Embedder* embedder, IndexerOptions o
 
 Result<ModelRecord> Indexer::EnsureModel() {
   if (model_) return *model_;
+  VEXFS_ASSIGN_OR_RETURN(ix_, SearchTables(impl_));
   Txn txn;
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
-  VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, impl_->dbs(), embedder_->info().name));
+  VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, ix_, embedder_->info().name));
   txn.Abort();
   if (!found) {
     VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
-    VEXFS_ASSIGN_OR_RETURN(ModelRecord m, RegisterModel(&txn, impl_->dbs(), embedder_->info(),
+    VEXFS_ASSIGN_OR_RETURN(ModelRecord m, RegisterModel(&txn, ix_, embedder_->info(),
                                                         ModelKind::kEmbedded));
     VEXFS_RETURN_IF_ERROR(txn.Commit());
     found = m;
@@ -159,7 +142,7 @@ Result<ModelRecord> Indexer::EnsureModel() {
     // Same name, different model: registering again gives the precise error.
     VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
     VEXFS_RETURN_IF_ERROR(
-        RegisterModel(&txn, impl_->dbs(), embedder_->info(), ModelKind::kEmbedded).status());
+        RegisterModel(&txn, ix_, embedder_->info(), ModelKind::kEmbedded).status());
   }
   model_ = *found;
   if (options_.lexical) VEXFS_RETURN_IF_ERROR(EnsureLexicalModel());
@@ -173,7 +156,7 @@ Status Indexer::EnsureLexicalModel() {
   ModelInfo info{std::string(kLexicalModelName), 0, Metric::kInnerProduct, LexicalFingerprint()};
   Txn txn;
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
-  VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, impl_->dbs(), info.name));
+  VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, ix_, info.name));
   txn.Abort();
   if (found && found->kind == ModelKind::kLexical && found->info.fingerprint == info.fingerprint) {
     lexical_ = *found;
@@ -181,19 +164,19 @@ Status Indexer::EnsureLexicalModel() {
   }
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
   // Read again in the write transaction: another indexer may have appended.
-  VEXFS_ASSIGN_OR_RETURN(found, FindModel(txn, impl_->dbs(), info.name));
+  VEXFS_ASSIGN_OR_RETURN(found, FindModel(txn, ix_, info.name));
   if (found && found->kind == ModelKind::kLexical) {
     // Another analysis (a new release or Xapian version): the log holds texts,
     // which stay valid; only the Xapian files, which check the fingerprint, are
     // rebuilt.
     found->info.fingerprint = info.fingerprint;
-    VEXFS_RETURN_IF_ERROR(SaveModel(&txn, impl_->dbs(), *found));
+    VEXFS_RETURN_IF_ERROR(SaveModel(&txn, ix_, *found));
     VEXFS_RETURN_IF_ERROR(txn.Commit());
     lexical_ = *found;
     return Status::Ok();
   }
-  VEXFS_ASSIGN_OR_RETURN(ModelRecord m, RegisterModel(&txn, impl_->dbs(), info, ModelKind::kLexical));
-  if (!found) VEXFS_RETURN_IF_ERROR(QueueEveryView(&txn, impl_->dbs(), /*forget_indexed=*/false));
+  VEXFS_ASSIGN_OR_RETURN(ModelRecord m, RegisterModel(&txn, ix_, info, ModelKind::kLexical));
+  if (!found) VEXFS_RETURN_IF_ERROR(QueueEveryView(&txn, impl_->dbs(), ix_, /*forget_indexed=*/false));
   VEXFS_RETURN_IF_ERROR(txn.Commit());
   lexical_ = m;
   return Status::Ok();
@@ -206,30 +189,31 @@ Result<size_t> Indexer::RunBatch() {
     Txn txn;
     VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
     internal::Cursor cursor;
-    VEXFS_RETURN_IF_ERROR(cursor.Open(txn, impl_->dbs().ix_queue));
-    VEXFS_ASSIGN_OR_RETURN(bool more, cursor.First());
-    if (!more) return size_t{0};
-    std::string first(cursor.key()), stamp(cursor.value());
-    if (first.empty()) return Status::Corruption("indexing queue holds an empty key");
-    batch.kind = static_cast<QueueKind>(first[0]);
-    if (batch.kind == QueueKind::kBranch) return ExpandBranch(first, stamp);
-    if (batch.kind == QueueKind::kCommit) return ExpandCommit(first, stamp);
-    if (batch.kind != QueueKind::kFile && batch.kind != QueueKind::kManifest) {
-      return Status::Corruption("indexing queue holds an entry of unknown kind");
+    VEXFS_RETURN_IF_ERROR(cursor.Open(txn, ix_.work.table()));
+    const std::string& mine = ix_.work.prefix();
+    VEXFS_ASSIGN_OR_RETURN(bool more, cursor.Seek(mine));
+    if (!more || !cursor.key().starts_with(mine)) return size_t{0};
+    std::string first(ix_.work.EntryOf(cursor.key())), stamp(cursor.value());
+    if (first.empty()) return Status::Corruption("the index's work set holds an empty entry");
+    batch.kind = first[0];
+    if (batch.kind == static_cast<char>(ChangeKind::kTree)) return ExpandBranch(first, stamp);
+    if (batch.kind == static_cast<char>(ChangeKind::kSnapshot)) return ExpandCommit(first, stamp);
+    if (batch.kind != static_cast<char>(ChangeKind::kFile) &&
+        batch.kind != static_cast<char>(IndexWork::kManifest)) {
+      return Status::Corruption("the index's work set holds an entry of unknown kind");
     }
     // Files of one branch, or snapshot file versions: one kind per batch.
-    std::string group = batch.kind == QueueKind::kFile ? first.substr(0, 5) : first.substr(0, 1);
+    std::string group = mine + (batch.is_files() ? first.substr(0, 5) : first.substr(0, 1));
     while (more && cursor.key().starts_with(group) &&
            batch.jobs.size() < options_.batch_entries) {
       Job job;
-      job.key = std::string(cursor.key());
+      job.key = std::string(ix_.work.EntryOf(cursor.key()));
       job.stamp = std::string(cursor.value());
       batch.jobs.push_back(std::move(job));
       VEXFS_ASSIGN_OR_RETURN(more, cursor.Next());
     }
   }
-  VEXFS_RETURN_IF_ERROR(batch.kind == QueueKind::kFile ? PrepareFiles(&batch)
-                                                       : PrepareManifests(&batch));
+  VEXFS_RETURN_IF_ERROR(batch.is_files() ? PrepareFiles(&batch) : PrepareManifests(&batch));
   VEXFS_RETURN_IF_ERROR(Embed(&batch));
   VEXFS_RETURN_IF_ERROR(Apply(&batch));
   return batch.jobs.size();
@@ -247,7 +231,7 @@ Status Indexer::Drain(const ProgressFn& progress, const std::function<bool()>& s
     if (progress) {
       Txn txn;
       VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
-      VEXFS_ASSIGN_OR_RETURN(uint64_t left, internal::QueueLength(txn, impl_->dbs()));
+      VEXFS_ASSIGN_OR_RETURN(uint64_t left, ix_.work.Pending(txn));
       progress(handled, handled + left);
     }
   }
@@ -258,11 +242,11 @@ Status Indexer::Drain(const ProgressFn& progress, const std::function<bool()>& s
 Status Indexer::PrepareContent(const Txn& txn, const internal::ObjectTable& objects,
                                const internal::Manifest& m, size_t job_index, Batch* batch) {
   Job& job = batch->jobs[job_index];
-  VEXFS_ASSIGN_OR_RETURN(auto stored, LoadPassages(txn, impl_->dbs(), model_->id, job.manifest));
+  VEXFS_ASSIGN_OR_RETURN(auto stored, LoadPassages(txn, ix_, model_->id, job.manifest));
   job.known = stored.has_value();
   job.lexical_known = !lexical_;
   if (lexical_) {
-    VEXFS_ASSIGN_OR_RETURN(auto lex, LoadPassages(txn, impl_->dbs(), lexical_->id, job.manifest));
+    VEXFS_ASSIGN_OR_RETURN(auto lex, LoadPassages(txn, ix_, lexical_->id, job.manifest));
     job.lexical_known = lex.has_value();
   }
   if (job.known && job.lexical_known) return Status::Ok();
@@ -274,12 +258,12 @@ Status Indexer::PrepareContent(const Txn& txn, const internal::ObjectTable& obje
     std::string_view text = std::string_view(bytes).substr(p.offset, p.length);
     PendingPassage pending{p, Sha256Of(text), std::nullopt, kNoSlot, std::nullopt, kNoSlot};
     if (!job.known) {
-      VEXFS_ASSIGN_OR_RETURN(pending.vector, FindVector(txn, impl_->dbs(), model_->id, pending.hash));
+      VEXFS_ASSIGN_OR_RETURN(pending.vector, FindVector(txn, ix_, model_->id, pending.hash));
       if (!pending.vector) pending.embed_slot = batch->dense.SlotFor(pending.hash, text);
     }
     if (!job.lexical_known) {
       VEXFS_ASSIGN_OR_RETURN(pending.lexical,
-                             FindVector(txn, impl_->dbs(), lexical_->id, pending.hash));
+                             FindVector(txn, ix_, lexical_->id, pending.hash));
       if (!pending.lexical) pending.lexical_slot = batch->lexical.SlotFor(pending.hash, text);
     }
     job.passages.push_back(pending);
@@ -380,36 +364,35 @@ Status Indexer::Embed(Batch* batch) {
 }
 
 Status Indexer::Apply(Batch* batch) {
-  const auto& dbs = impl_->dbs();
   Txn txn;
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
   // Re-read: another indexer may have appended vectors since EnsureModel().
-  VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, dbs, model_->info.name));
+  VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, ix_, model_->info.name));
   if (!model) return Status::Corruption("model '" + model_->info.name + "' vanished");
   Ids ids;
   ids.vector.resize(batch->dense.texts.size());
   for (size_t slot = 0; slot < batch->dense.texts.size(); ++slot) {
     const float* v = batch->vectors.data() + slot * model->info.dim;
     VEXFS_ASSIGN_OR_RETURN(ids.vector[slot],
-                           AppendVector(&txn, dbs, &*model, batch->dense.hashes[slot], v));
+                           AppendVector(&txn, ix_, &*model, batch->dense.hashes[slot], v));
   }
   std::optional<ModelRecord> lexical;
   if (lexical_) {
-    VEXFS_ASSIGN_OR_RETURN(lexical, FindModel(txn, dbs, lexical_->info.name));
+    VEXFS_ASSIGN_OR_RETURN(lexical, FindModel(txn, ix_, lexical_->info.name));
     if (!lexical) return Status::Corruption("model '" + lexical_->info.name + "' vanished");
     ids.lexical.resize(batch->lexical.texts.size());
     for (size_t slot = 0; slot < batch->lexical.texts.size(); ++slot) {
       VEXFS_ASSIGN_OR_RETURN(ids.lexical[slot],
-                             AppendLexicalRecord(&txn, dbs, &*lexical, batch->lexical.hashes[slot],
+                             AppendLexicalRecord(&txn, ix_, &*lexical, batch->lexical.hashes[slot],
                                                  batch->lexical.texts[slot]));
     }
-    VEXFS_RETURN_IF_ERROR(SaveModel(&txn, dbs, *lexical));
+    VEXFS_RETURN_IF_ERROR(SaveModel(&txn, ix_, *lexical));
   }
   for (Job& job : batch->jobs) {
     VEXFS_RETURN_IF_ERROR(ApplyJob(&txn, *model, lexical ? &*lexical : nullptr, ids, job));
   }
-  VEXFS_RETURN_IF_ERROR(SaveModel(&txn, dbs, *model));
-  VEXFS_RETURN_IF_ERROR(BumpIndexGeneration(&txn, dbs));
+  VEXFS_RETURN_IF_ERROR(SaveModel(&txn, ix_, *model));
+  VEXFS_RETURN_IF_ERROR(BumpIndexGeneration(&txn, ix_));
   VEXFS_RETURN_IF_ERROR(txn.Commit());
   model_ = *model;
   lexical_ = lexical;
@@ -418,14 +401,13 @@ Status Indexer::Apply(Batch* batch) {
 
 Status Indexer::ApplyJob(Txn* txn, const ModelRecord& model, const ModelRecord* lexical,
                          const Ids& ids, const Job& job) {
-  const auto& dbs = impl_->dbs();
   if (!job.drop && !job.known) {
     std::vector<StoredPassage> stored;
     for (const PendingPassage& p : job.passages) {
       uint64_t vector = p.vector ? *p.vector : ids.vector[p.embed_slot];
       stored.push_back({p.range.offset, p.range.length, vector});
     }
-    VEXFS_RETURN_IF_ERROR(SavePassages(txn, dbs, model.id, job.manifest, stored));
+    VEXFS_RETURN_IF_ERROR(SavePassages(txn, ix_, model.id, job.manifest, stored));
   }
   if (!job.drop && !job.lexical_known && lexical != nullptr) {
     std::vector<StoredPassage> stored;
@@ -433,10 +415,10 @@ Status Indexer::ApplyJob(Txn* txn, const ModelRecord& model, const ModelRecord* 
       uint64_t id = p.lexical ? *p.lexical : ids.lexical[p.lexical_slot];
       stored.push_back({p.range.offset, p.range.length, id});
     }
-    VEXFS_RETURN_IF_ERROR(SavePassages(txn, dbs, lexical->id, job.manifest, stored));
+    VEXFS_RETURN_IF_ERROR(SavePassages(txn, ix_, lexical->id, job.manifest, stored));
   }
   if (job.is_file && !job.drop) VEXFS_RETURN_IF_ERROR(RecordIndexedFile(txn, job));
-  return internal::DequeueIfUnchanged(txn, dbs, job.key, job.stamp).status();
+  return ix_.work.ConsumeIfUnchanged(txn, job.key, job.stamp).status();
 }
 
 // Marks the file indexed at this version, unless it changed since it was read.
@@ -447,8 +429,8 @@ Status Indexer::RecordIndexedFile(Txn* txn, const Job& job) {
   internal::InodeRecord rec;
   VEXFS_RETURN_IF_ERROR(internal::DecodeInode(*raw, &rec));
   if (rec.ctime != job.ctime) return Status::Ok();
-  return txn->Put(dbs.ix_files, internal::IndexedFileKey(job.branch, job.ino),
-                  internal::EncodeIndexedFile({job.manifest, job.ctime}));
+  return txn->Put(ix_.files, internal::InodeKey(job.branch, job.ino),
+                  EncodeIndexedFile({job.manifest, job.ctime}));
 }
 
 Result<size_t> Indexer::ExpandBranch(const std::string& key, const std::string& stamp) {
@@ -463,16 +445,16 @@ Result<size_t> Indexer::ExpandBranch(const std::string& key, const std::string& 
     VEXFS_RETURN_IF_ERROR(internal::DecodeInode(value, &rec));
     if (rec.type != FileType::kRegular) continue;
     uint64_t ino = internal::DecodeBE64(std::string_view(ikey).substr(4));
-    VEXFS_ASSIGN_OR_RETURN(auto have, txn.Get(dbs.ix_files, internal::IndexedFileKey(branch, ino)));
-    internal::IndexedFile indexed;
-    if (have && internal::DecodeIndexedFile(*have, &indexed).ok() && indexed.ctime == rec.ctime) {
+    VEXFS_ASSIGN_OR_RETURN(auto have, txn.Get(ix_.files, internal::InodeKey(branch, ino)));
+    IndexedFile indexed;
+    if (have && DecodeIndexedFile(*have, &indexed).ok() && indexed.ctime == rec.ctime) {
       // Indexed records are shared by models: only these models' passages count.
       VEXFS_ASSIGN_OR_RETURN(bool done, HasAllPassages(txn, indexed.manifest));
       if (done) continue;
     }
-    VEXFS_RETURN_IF_ERROR(internal::EnqueueFile(&txn, dbs, branch, ino));
+    VEXFS_RETURN_IF_ERROR(ix_.work.Post(&txn, internal::FileChangeEntry(branch, ino)));
   }
-  VEXFS_RETURN_IF_ERROR(internal::DequeueIfUnchanged(&txn, dbs, key, stamp).status());
+  VEXFS_RETURN_IF_ERROR(ix_.work.ConsumeIfUnchanged(&txn, key, stamp).status());
   VEXFS_RETURN_IF_ERROR(txn.Commit());
   return size_t{1};
 }
@@ -488,7 +470,7 @@ Result<size_t> Indexer::ExpandCommit(const std::string& key, const std::string& 
   } else if (!commit.status().IsNotFound() && !commit.status().IsCorruption()) {
     return commit.status();
   }
-  VEXFS_RETURN_IF_ERROR(internal::DequeueIfUnchanged(&txn, dbs, key, stamp).status());
+  VEXFS_RETURN_IF_ERROR(ix_.work.ConsumeIfUnchanged(&txn, key, stamp).status());
   VEXFS_RETURN_IF_ERROR(txn.Commit());
   return size_t{1};
 }
@@ -496,7 +478,6 @@ Result<size_t> Indexer::ExpandCommit(const std::string& key, const std::string& 
 // Queues every file version under `root` that has no passages for the model.
 Status Indexer::QueueUnindexedVersions(Txn* txn, const internal::ObjectTable& objects,
                                        const ObjectId& root) {
-  const auto& dbs = impl_->dbs();
   std::unordered_set<ObjectId, ObjectIdHash> seen;
   std::vector<ObjectId> trees{root};
   while (!trees.empty()) {
@@ -508,7 +489,7 @@ Status Indexer::QueueUnindexedVersions(Txn* txn, const internal::ObjectTable& ob
       if (e.type == FileType::kDirectory) trees.push_back(e.id);
       if (e.type != FileType::kRegular) continue;
       VEXFS_ASSIGN_OR_RETURN(bool done, HasAllPassages(*txn, e.id));
-      if (!done) VEXFS_RETURN_IF_ERROR(internal::EnqueueManifest(txn, dbs, e.id));
+      if (!done) VEXFS_RETURN_IF_ERROR(ix_.work.Post(txn, ManifestWorkEntry(e.id)));
     }
   }
   return Status::Ok();
@@ -516,9 +497,9 @@ Status Indexer::QueueUnindexedVersions(Txn* txn, const internal::ObjectTable& ob
 
 // Whether the text model and the lexical model both have this version's passages.
 Result<bool> Indexer::HasAllPassages(const Txn& txn, const ObjectId& manifest) {
-  VEXFS_ASSIGN_OR_RETURN(auto stored, LoadPassages(txn, impl_->dbs(), model_->id, manifest));
+  VEXFS_ASSIGN_OR_RETURN(auto stored, LoadPassages(txn, ix_, model_->id, manifest));
   if (!stored || !lexical_) return stored.has_value();
-  VEXFS_ASSIGN_OR_RETURN(auto lex, LoadPassages(txn, impl_->dbs(), lexical_->id, manifest));
+  VEXFS_ASSIGN_OR_RETURN(auto lex, LoadPassages(txn, ix_, lexical_->id, manifest));
   return lex.has_value();
 }
 

@@ -23,6 +23,7 @@
 #include "index/embedder.h"
 #include "index/index_records.h"
 #include "index/passages.h"
+#include "index/search_tables.h"
 #include "store/store_impl.h"
 
 namespace vexfs::index {
@@ -84,21 +85,18 @@ class Indexer {
   Status RecordIndexedFile(internal::Txn* txn, const Job& job);
 
   internal::StoreImpl* impl_;
+  IndexTables ix_;  // set by EnsureModel()
   Embedder* embedder_;
   IndexerOptions options_;
   std::optional<ModelRecord> model_;
   std::optional<ModelRecord> lexical_;
 };
 
-// Meta key of a counter bumped by every indexing commit, so cached views of
-// snapshots know when passages were added.
-inline constexpr std::string_view kIndexGenerationKey = "ix_generation";
-Result<uint64_t> ReadIndexGeneration(const internal::Txn& txn, const internal::Databases& dbs);
-Status BumpIndexGeneration(internal::Txn* txn, const internal::Databases& dbs);
-
-// Queues every branch's working tree and every snapshot for indexing; with
-// `forget_indexed`, working-tree files count as never indexed (a new model).
-Status QueueEveryView(internal::Txn* txn, const internal::Databases& dbs, bool forget_indexed);
+// Key (in the models table) of a counter bumped by every indexing commit, so
+// cached views of snapshots know when passages were added.
+inline constexpr std::string_view kIndexGenerationKey = "generation";
+Result<uint64_t> ReadIndexGeneration(const internal::Txn& txn, const IndexTables& ix);
+Status BumpIndexGeneration(internal::Txn* txn, const IndexTables& ix);
 
 }  // namespace vexfs::index
 

@@ -99,13 +99,14 @@ Status BuildSharded(internal::StoreImpl* impl, const ModelRecord& model, unsigne
 Status AddLexicalRecords(internal::StoreImpl* impl, const ModelRecord& model, uint64_t from,
                          Xapian::WritableDatabase* db, const ProgressFn& progress,
                          const BuildStopFn& stop) {
+  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl));
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
   uint64_t added = 0;
   uint64_t total = model.next_vector - from;
   try {
     VEXFS_RETURN_IF_ERROR(
-        ForEachLexicalRecord(txn, impl->dbs(), model, from,
+        ForEachLexicalRecord(txn, ix, model, from,
                              [&](uint64_t id, const ObjectId&, std::string_view text) {
                                db->replace_document(static_cast<Xapian::docid>(id + 1),
                                                     MakeLexicalDocument(text, id));

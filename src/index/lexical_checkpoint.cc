@@ -153,9 +153,10 @@ Result<bool> MetaMatchesStore(internal::StoreImpl* impl, const ModelRecord& mode
     return false;
   }
   if (meta.count > 0) {
+    VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl));
     internal::Txn txn;
     VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
-    auto hash = LexicalRecordHash(txn, impl->dbs(), model, meta.count - 1);
+    auto hash = LexicalRecordHash(txn, ix, model, meta.count - 1);
     if (hash.status().IsCorruption()) return false;
     VEXFS_RETURN_IF_ERROR(hash.status());
     if (*hash != meta.last_hash) return false;
@@ -264,9 +265,10 @@ Status Build(internal::StoreImpl* impl, const ModelRecord& stale_model, const st
   // The model as of now: the generation holds exactly the records the log has.
   ModelRecord model = stale_model;
   {
+    VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl));
     internal::Txn txn;
     VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
-    VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, impl->dbs(), model.info.name));
+    VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, ix, model.info.name));
     if (!found) return Status::NotFound("model '" + model.info.name + "' is not registered");
     model = *found;
   }
@@ -283,10 +285,11 @@ Status Build(internal::StoreImpl* impl, const ModelRecord& stale_model, const st
   VEXFS_RETURN_IF_ERROR(WriteGeneration(impl, model, dir, base, gen, progress, stop));
   Meta meta{model.id, model.info.fingerprint, gen, model.next_vector, ObjectId{}, ""};
   if (meta.count > 0) {
+    VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl));
     internal::Txn txn;
     VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
     VEXFS_ASSIGN_OR_RETURN(meta.last_hash,
-                           LexicalRecordHash(txn, impl->dbs(), model, meta.count - 1));
+                           LexicalRecordHash(txn, ix, model, meta.count - 1));
   }
   VEXFS_ASSIGN_OR_RETURN(meta.digest, DigestDirectory(GenerationDir(dir, model.id, gen)));
   VEXFS_RETURN_IF_ERROR(WriteFileAtomically(MetaPath(dir, model.id), EncodeMeta(meta)));

@@ -75,9 +75,10 @@ Status LexicalIndex::Load(const ProgressFn& progress) {
 }
 
 Status LexicalIndex::RefreshModel() {
+  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl_));
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
-  VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, impl_->dbs(), model_.info.name));
+  VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, ix, model_.info.name));
   if (!found) return Status::NotFound("model '" + model_.info.name + "' is not registered");
   model_ = *found;
   return Status::Ok();
@@ -90,12 +91,13 @@ Status LexicalIndex::CatchUp() {
   }
   Status st;
   if (model_.next_vector > size_) {
+    VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl_));
     internal::Txn txn;
     VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
     // size_ follows every added document, so a catch-up that stops half-way
     // (a damaged record) resumes after what it added instead of adding it twice.
     try {
-      st = ForEachLexicalRecord(txn, impl_->dbs(), model_, size_,
+      st = ForEachLexicalRecord(txn, ix, model_, size_,
                                 [&](uint64_t id, const ObjectId&, std::string_view text) {
                                   tail_->replace_document(
                                       static_cast<Xapian::docid>(id - checkpointed_ + 1),

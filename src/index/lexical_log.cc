@@ -46,19 +46,19 @@ Status DecodeLexicalRecord(std::string_view record, ObjectId* passage_hash, std:
   return Status::Ok();
 }
 
-Result<uint64_t> AppendLexicalRecord(internal::Txn* txn, const internal::Databases& dbs,
+Result<uint64_t> AppendLexicalRecord(internal::Txn* txn, const IndexTables& ix,
                                      ModelRecord* model, const ObjectId& passage_hash,
                                      std::string_view text) {
-  return AppendLogRecord(txn, dbs, model, passage_hash,
+  return AppendLogRecord(txn, ix, model, passage_hash,
                          [&] { return EncodeLexicalRecord(passage_hash, text); });
 }
 
 Status ForEachLexicalRecord(
-    const internal::Txn& txn, const internal::Databases& dbs, const ModelRecord& model,
+    const internal::Txn& txn, const IndexTables& ix, const ModelRecord& model,
     uint64_t from,
     const std::function<Status(uint64_t id, const ObjectId& hash, std::string_view text)>& fn) {
   internal::Cursor cursor;
-  VEXFS_RETURN_IF_ERROR(cursor.Open(txn, dbs.ix_vectors));
+  VEXFS_RETURN_IF_ERROR(cursor.Open(txn, ix.vectors));
   std::string prefix = VectorPrefix(model.id);
   VEXFS_ASSIGN_OR_RETURN(bool more, cursor.Seek(VectorKey(model.id, from)));
   ObjectId hash;
@@ -77,9 +77,9 @@ Status ForEachLexicalRecord(
   return Status::Ok();
 }
 
-Result<ObjectId> LexicalRecordHash(const internal::Txn& txn, const internal::Databases& dbs,
+Result<ObjectId> LexicalRecordHash(const internal::Txn& txn, const IndexTables& ix,
                                    const ModelRecord& model, uint64_t id) {
-  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(dbs.ix_vectors, VectorKey(model.id, id)));
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(ix.vectors, VectorKey(model.id, id)));
   if (!raw || raw->size() < kHashBytes) {
     return Status::Corruption("lexical record " + std::to_string(id) + " is missing");
   }

@@ -41,8 +41,8 @@ Status CheckSameModel(const ModelRecord& have, const ModelInfo& info, ModelKind 
   return Status::Ok();
 }
 
-Result<uint32_t> AllocateModelId(internal::Txn* txn, const internal::Databases& dbs) {
-  VEXFS_ASSIGN_OR_RETURN(auto raw, txn->Get(dbs.ix_models, kNextModelIdKey));
+Result<uint32_t> AllocateModelId(internal::Txn* txn, const IndexTables& ix) {
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn->Get(ix.models, kNextModelIdKey));
   uint32_t id = 1;
   if (raw) {
     Decoder d(*raw);
@@ -50,7 +50,7 @@ Result<uint32_t> AllocateModelId(internal::Txn* txn, const internal::Databases& 
   }
   Encoder e;
   e.PutFixed32BE(id + 1);
-  VEXFS_RETURN_IF_ERROR(txn->Put(dbs.ix_models, kNextModelIdKey, e.data()));
+  VEXFS_RETURN_IF_ERROR(txn->Put(ix.models, kNextModelIdKey, e.data()));
   return id;
 }
 
@@ -72,11 +72,11 @@ Status ValidateModelName(std::string_view name) {
 }
 
 Result<std::optional<ModelRecord>> FindModel(const internal::Txn& txn,
-                                             const internal::Databases& dbs,
+                                             const IndexTables& ix,
                                              std::string_view name) {
-  VEXFS_ASSIGN_OR_RETURN(auto id_raw, txn.Get(dbs.ix_models, ModelNameKey(name)));
+  VEXFS_ASSIGN_OR_RETURN(auto id_raw, txn.Get(ix.models, ModelNameKey(name)));
   if (!id_raw) return std::optional<ModelRecord>();
-  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(dbs.ix_models, "i" + std::string(*id_raw)));
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(ix.models, "i" + std::string(*id_raw)));
   if (!raw) return Status::Corruption("model '" + std::string(name) + "' has no record");
   ModelRecord m;
   VEXFS_RETURN_IF_ERROR(DecodeModel(*raw, &m).WithContext("model '" + std::string(name) + "'"));
@@ -84,10 +84,10 @@ Result<std::optional<ModelRecord>> FindModel(const internal::Txn& txn,
 }
 
 Result<std::vector<ModelRecord>> ListModels(const internal::Txn& txn,
-                                            const internal::Databases& dbs) {
+                                            const IndexTables& ix) {
   std::vector<ModelRecord> models;
   internal::Cursor cursor;
-  VEXFS_RETURN_IF_ERROR(cursor.Open(txn, dbs.ix_models));
+  VEXFS_RETURN_IF_ERROR(cursor.Open(txn, ix.models));
   VEXFS_ASSIGN_OR_RETURN(bool more, cursor.Seek("i"));
   for (; more && cursor.key().starts_with("i"); ) {
     ModelRecord m;
@@ -98,7 +98,7 @@ Result<std::vector<ModelRecord>> ListModels(const internal::Txn& txn,
   return models;
 }
 
-Result<ModelRecord> RegisterModel(internal::Txn* txn, const internal::Databases& dbs,
+Result<ModelRecord> RegisterModel(internal::Txn* txn, const IndexTables& ix,
                                   const ModelInfo& info, ModelKind kind) {
   VEXFS_RETURN_IF_ERROR(ValidateModelName(info.name));
   // Lexical models hold passage texts, not vectors: dimension 0.
@@ -106,23 +106,23 @@ Result<ModelRecord> RegisterModel(internal::Txn* txn, const internal::Databases&
     return Status::InvalidArgument("model dimension must be 1-65536, not " +
                                    std::to_string(info.dim));
   }
-  VEXFS_ASSIGN_OR_RETURN(auto existing, FindModel(*txn, dbs, info.name));
+  VEXFS_ASSIGN_OR_RETURN(auto existing, FindModel(*txn, ix, info.name));
   if (existing) {
     VEXFS_RETURN_IF_ERROR(CheckSameModel(*existing, info, kind));
     return *existing;
   }
   ModelRecord m;
-  VEXFS_ASSIGN_OR_RETURN(m.id, AllocateModelId(txn, dbs));
+  VEXFS_ASSIGN_OR_RETURN(m.id, AllocateModelId(txn, ix));
   m.kind = kind;
   m.info = info;
-  VEXFS_RETURN_IF_ERROR(txn->Put(dbs.ix_models, ModelNameKey(info.name),
+  VEXFS_RETURN_IF_ERROR(txn->Put(ix.models, ModelNameKey(info.name),
                                  ModelIdKey(m.id).substr(1)));
-  VEXFS_RETURN_IF_ERROR(SaveModel(txn, dbs, m));
+  VEXFS_RETURN_IF_ERROR(SaveModel(txn, ix, m));
   return m;
 }
 
-Status SaveModel(internal::Txn* txn, const internal::Databases& dbs, const ModelRecord& m) {
-  return txn->Put(dbs.ix_models, ModelIdKey(m.id), EncodeModel(m));
+Status SaveModel(internal::Txn* txn, const IndexTables& ix, const ModelRecord& m) {
+  return txn->Put(ix.models, ModelIdKey(m.id), EncodeModel(m));
 }
 
 }  // namespace vexfs::index

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "index/index_records.h"
-#include "store/lmdb.h"
+#include "index/search_tables.h"
 
 namespace vexfs::index {
 
@@ -20,16 +20,16 @@ const char* ModelKindName(ModelKind kind);
 Status ValidateModelName(std::string_view name);
 
 Result<std::optional<ModelRecord>> FindModel(const internal::Txn& txn,
-                                             const internal::Databases& dbs,
+                                             const IndexTables& ix,
                                              std::string_view name);
 Result<std::vector<ModelRecord>> ListModels(const internal::Txn& txn,
-                                            const internal::Databases& dbs);
+                                            const IndexTables& ix);
 
 // Returns the model named info.name, registering it if new. kInvalidArgument if a
 // model of that name exists with another kind, dimension, metric or fingerprint.
-Result<ModelRecord> RegisterModel(internal::Txn* txn, const internal::Databases& dbs,
+Result<ModelRecord> RegisterModel(internal::Txn* txn, const IndexTables& ix,
                                   const ModelInfo& info, ModelKind kind);
-Status SaveModel(internal::Txn* txn, const internal::Databases& dbs, const ModelRecord& m);
+Status SaveModel(internal::Txn* txn, const IndexTables& ix, const ModelRecord& m);
 
 }  // namespace vexfs::index
 

@@ -156,6 +156,7 @@ class DenseRanker {
  private:
   // Scores every visible passage; keeps the best files (or passages).
   Result<std::vector<RankedPassage>> Exact(const VectorIndex* ann) {
+    VEXFS_ASSIGN_OR_RETURN(ix_, SearchTables(impl_));
     internal::Txn txn;
     VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
     std::vector<Candidate> items;
@@ -181,7 +182,7 @@ class DenseRanker {
     if (ann != nullptr && id < ann->size()) {
       return Similarity(model_.info.metric, query_.data(), ann->vector(id), model_.info.dim);
     }
-    VEXFS_RETURN_IF_ERROR(ReadVectorValues(txn, impl_->dbs(), model_, id, &scratch_));
+    VEXFS_RETURN_IF_ERROR(ReadVectorValues(txn, ix_, model_, id, &scratch_));
     return Similarity(model_.info.metric, query_.data(), scratch_.data(), model_.info.dim);
   }
 
@@ -225,6 +226,7 @@ class DenseRanker {
   }
 
   internal::StoreImpl* impl_;
+  IndexTables ix_;  // set by Exact(), which alone reads the log
   const ViewCatalog& catalog_;
   const FilterResult* filter_;
   const ModelRecord& model_;

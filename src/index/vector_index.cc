@@ -144,9 +144,10 @@ Result<std::unique_ptr<VectorIndex>> VectorIndex::Open(internal::StoreImpl* impl
 }
 
 Status VectorIndex::RefreshModel() {
+  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl_));
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
-  VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, impl_->dbs(), model_.info.name));
+  VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, ix, model_.info.name));
   if (!found || found->id != model_.id) {
     return Status::NotFound("model '" + model_.info.name + "' is not registered");
   }
@@ -186,9 +187,10 @@ void VectorIndex::LoadCheckpointIfValid() {
 }
 
 Result<ObjectId> VectorIndex::PassageHashOf(uint64_t id) {
+  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl_));
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
-  VEXFS_ASSIGN_OR_RETURN(VectorRecord rec, ReadVector(txn, impl_->dbs(), model_, id));
+  VEXFS_ASSIGN_OR_RETURN(VectorRecord rec, ReadVector(txn, ix, model_, id));
   return rec.passage_hash;
 }
 
@@ -199,6 +201,7 @@ Status VectorIndex::CatchUp(const ProgressFn& progress) {
 
 Status VectorIndex::AddRange(uint64_t from, uint64_t to, const ProgressFn& progress) {
   if (from >= to) return Status::Ok();
+  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl_));
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
   const uint32_t dim = model_.info.dim;
@@ -218,7 +221,7 @@ Status VectorIndex::AddRange(uint64_t from, uint64_t to, const ProgressFn& progr
   };
   ModelRecord upto = model_;
   upto.next_vector = to;
-  VEXFS_RETURN_IF_ERROR(ForEachVector(txn, impl_->dbs(), upto, from,
+  VEXFS_RETURN_IF_ERROR(ForEachVector(txn, ix, upto, from,
                                       [&](uint64_t, const float* v) -> Status {
                                         chunk.insert(chunk.end(), v, v + dim);
                                         if (chunk.size() < per_add * dim) return Status::Ok();

@@ -8,32 +8,32 @@
 
 namespace vexfs::index {
 
-Result<uint64_t> AppendVector(internal::Txn* txn, const internal::Databases& dbs,
+Result<uint64_t> AppendVector(internal::Txn* txn, const IndexTables& ix,
                               ModelRecord* model, const ObjectId& passage_hash,
                               const float* values) {
-  return AppendLogRecord(txn, dbs, model, passage_hash, [&] {
+  return AppendLogRecord(txn, ix, model, passage_hash, [&] {
     return EncodeVector(passage_hash, values, model->info.dim);
   });
 }
 
-Result<uint64_t> AppendLogRecord(internal::Txn* txn, const internal::Databases& dbs,
+Result<uint64_t> AppendLogRecord(internal::Txn* txn, const IndexTables& ix,
                                  ModelRecord* model, const ObjectId& passage_hash,
                                  const std::function<std::string()>& encode) {
-  VEXFS_ASSIGN_OR_RETURN(auto existing, FindVector(*txn, dbs, model->id, passage_hash));
+  VEXFS_ASSIGN_OR_RETURN(auto existing, FindVector(*txn, ix, model->id, passage_hash));
   if (existing) return *existing;
   uint64_t id = model->next_vector++;
-  VEXFS_RETURN_IF_ERROR(txn->Put(dbs.ix_vectors, VectorKey(model->id, id), encode()));
+  VEXFS_RETURN_IF_ERROR(txn->Put(ix.vectors, VectorKey(model->id, id), encode()));
   Encoder e;
   e.PutFixed64BE(id);
   VEXFS_RETURN_IF_ERROR(
-      txn->Put(dbs.ix_vector_keys, VectorDedupKey(model->id, passage_hash), e.data()));
+      txn->Put(ix.vector_keys, VectorDedupKey(model->id, passage_hash), e.data()));
   return id;
 }
 
 Result<std::optional<uint64_t>> FindVector(const internal::Txn& txn,
-                                           const internal::Databases& dbs, uint32_t model,
+                                           const IndexTables& ix, uint32_t model,
                                            const ObjectId& passage_hash) {
-  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(dbs.ix_vector_keys, VectorDedupKey(model, passage_hash)));
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(ix.vector_keys, VectorDedupKey(model, passage_hash)));
   if (!raw) return std::optional<uint64_t>();
   Decoder d(*raw);
   uint64_t id = 0;
@@ -41,9 +41,9 @@ Result<std::optional<uint64_t>> FindVector(const internal::Txn& txn,
   return std::optional<uint64_t>(id);
 }
 
-Result<VectorRecord> ReadVector(const internal::Txn& txn, const internal::Databases& dbs,
+Result<VectorRecord> ReadVector(const internal::Txn& txn, const IndexTables& ix,
                                 const ModelRecord& model, uint64_t vector) {
-  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(dbs.ix_vectors, VectorKey(model.id, vector)));
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(ix.vectors, VectorKey(model.id, vector)));
   if (!raw) {
     return Status::Corruption("vector " + std::to_string(vector) + " of model '" +
                               model.info.name + "' is missing");
@@ -53,9 +53,9 @@ Result<VectorRecord> ReadVector(const internal::Txn& txn, const internal::Databa
   return rec;
 }
 
-Status ReadVectorValues(const internal::Txn& txn, const internal::Databases& dbs,
+Status ReadVectorValues(const internal::Txn& txn, const IndexTables& ix,
                         const ModelRecord& model, uint64_t vector, std::vector<float>* out) {
-  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(dbs.ix_vectors, VectorKey(model.id, vector)));
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(ix.vectors, VectorKey(model.id, vector)));
   size_t bytes = size_t{model.info.dim} * sizeof(float);
   if (!raw || raw->size() != 32 + bytes) {
     return Status::Corruption("vector " + std::to_string(vector) + " of model '" +
@@ -66,11 +66,11 @@ Status ReadVectorValues(const internal::Txn& txn, const internal::Databases& dbs
   return Status::Ok();
 }
 
-Status ForEachVector(const internal::Txn& txn, const internal::Databases& dbs,
+Status ForEachVector(const internal::Txn& txn, const IndexTables& ix,
                      const ModelRecord& model, uint64_t from,
                      const std::function<Status(uint64_t id, const float* values)>& fn) {
   internal::Cursor cursor;
-  VEXFS_RETURN_IF_ERROR(cursor.Open(txn, dbs.ix_vectors));
+  VEXFS_RETURN_IF_ERROR(cursor.Open(txn, ix.vectors));
   std::string prefix = VectorPrefix(model.id);
   VEXFS_ASSIGN_OR_RETURN(bool more, cursor.Seek(VectorKey(model.id, from)));
   VectorRecord rec;
@@ -88,19 +88,19 @@ Status ForEachVector(const internal::Txn& txn, const internal::Databases& dbs,
 }
 
 Result<std::optional<std::vector<StoredPassage>>> LoadPassages(
-    const internal::Txn& txn, const internal::Databases& dbs, uint32_t model,
+    const internal::Txn& txn, const IndexTables& ix, uint32_t model,
     const ObjectId& manifest) {
   using Out = std::optional<std::vector<StoredPassage>>;
-  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(dbs.ix_passages, PassagesKey(model, manifest)));
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(ix.passages, PassagesKey(model, manifest)));
   if (!raw) return Out();
   std::vector<StoredPassage> passages;
   VEXFS_RETURN_IF_ERROR(DecodePassages(*raw, &passages));
   return Out(std::move(passages));
 }
 
-Status SavePassages(internal::Txn* txn, const internal::Databases& dbs, uint32_t model,
+Status SavePassages(internal::Txn* txn, const IndexTables& ix, uint32_t model,
                     const ObjectId& manifest, const std::vector<StoredPassage>& passages) {
-  return txn->Put(dbs.ix_passages, PassagesKey(model, manifest), EncodePassages(passages));
+  return txn->Put(ix.passages, PassagesKey(model, manifest), EncodePassages(passages));
 }
 
 }  // namespace vexfs::index

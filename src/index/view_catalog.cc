@@ -5,16 +5,16 @@
 
 #include "index/model_registry.h"
 #include "index/vector_log.h"
-#include "store/index_queue.h"
+#include "index/search_tables.h"
 #include "vexfs/paths.h"
 
 namespace vexfs::index {
 namespace {
 
 // Adds `file` if its version has passages; counts it as unindexed otherwise.
-Status AddIfIndexed(const internal::Txn& txn, const internal::Databases& dbs,
+Status AddIfIndexed(const internal::Txn& txn, const IndexTables& ix,
                     const ModelRecord& model, CatalogFile file, ViewCatalog* catalog) {
-  VEXFS_ASSIGN_OR_RETURN(auto passages, LoadPassages(txn, dbs, model.id, file.manifest));
+  VEXFS_ASSIGN_OR_RETURN(auto passages, LoadPassages(txn, ix, model.id, file.manifest));
   if (!passages) {
     ++catalog->unindexed_files;
     return Status::Ok();
@@ -25,55 +25,54 @@ Status AddIfIndexed(const internal::Txn& txn, const internal::Databases& dbs,
 }
 
 // The manifest id of a working-tree file's current version.
-Result<ObjectId> CurrentVersion(internal::TxnScope* scope, uint64_t ino,
+Result<ObjectId> CurrentVersion(internal::TxnScope* scope, const IndexTables& ix, uint64_t ino,
                                 const internal::InodeRecord& rec) {
-  VEXFS_ASSIGN_OR_RETURN(auto raw, scope->txn().Get(scope->dbs().ix_files,
-                                                    internal::IndexedFileKey(scope->branch_id(), ino)));
-  internal::IndexedFile indexed;
-  if (raw && internal::DecodeIndexedFile(*raw, &indexed).ok() && indexed.ctime == rec.ctime) {
+  VEXFS_ASSIGN_OR_RETURN(auto raw, scope->txn().Get(ix.files, internal::InodeKey(scope->branch_id(), ino)));
+  IndexedFile indexed;
+  if (raw && DecodeIndexedFile(*raw, &indexed).ok() && indexed.ctime == rec.ctime) {
     return indexed.manifest;
   }
   VEXFS_ASSIGN_OR_RETURN(internal::Manifest m, scope->BuildManifest(ino, rec));
   return internal::ComputeObjectId(internal::ObjectType::kManifest, internal::EncodeManifest(m));
 }
 
-Status WalkWorkingDir(internal::TxnScope* scope, const ModelRecord& model, uint64_t dir,
+Status WalkWorkingDir(internal::TxnScope* scope, const IndexTables& ix, const ModelRecord& model, uint64_t dir,
                       const std::string& path, ViewCatalog* catalog) {
   VEXFS_ASSIGN_OR_RETURN(auto entries, scope->ListEntries(dir));
   for (const auto& [name, entry] : entries) {
     std::string child = JoinPath(path, name);
     if (entry.type == FileType::kDirectory) {
-      VEXFS_RETURN_IF_ERROR(WalkWorkingDir(scope, model, entry.ino, child, catalog));
+      VEXFS_RETURN_IF_ERROR(WalkWorkingDir(scope, ix, model, entry.ino, child, catalog));
       continue;
     }
     if (entry.type != FileType::kRegular) continue;
     VEXFS_ASSIGN_OR_RETURN(internal::InodeRecord rec, scope->LoadInode(entry.ino));
     CatalogFile file{child, entry.ino, rec.mtime, ObjectId{}, {}};
-    VEXFS_ASSIGN_OR_RETURN(file.manifest, CurrentVersion(scope, entry.ino, rec));
-    VEXFS_RETURN_IF_ERROR(AddIfIndexed(scope->txn(), scope->dbs(), model, std::move(file), catalog));
+    VEXFS_ASSIGN_OR_RETURN(file.manifest, CurrentVersion(scope, ix, entry.ino, rec));
+    VEXFS_RETURN_IF_ERROR(AddIfIndexed(scope->txn(), ix, model, std::move(file), catalog));
   }
   return Status::Ok();
 }
 
-Status WalkSnapshotDir(const internal::Txn& txn, const internal::Databases& dbs,
+Status WalkSnapshotDir(const internal::Txn& txn, const IndexTables& ix,
                        const internal::ObjectTable& objects, const ModelRecord& model,
                        const ObjectId& tree_id, const std::string& path, ViewCatalog* catalog) {
   VEXFS_ASSIGN_OR_RETURN(internal::Tree tree, objects.GetTree(tree_id));
   for (const internal::TreeEntry& e : tree.entries) {
     std::string child = JoinPath(path, e.name);
     if (e.type == FileType::kDirectory) {
-      VEXFS_RETURN_IF_ERROR(WalkSnapshotDir(txn, dbs, objects, model, e.id, child, catalog));
+      VEXFS_RETURN_IF_ERROR(WalkSnapshotDir(txn, ix, objects, model, e.id, child, catalog));
     } else if (e.type == FileType::kRegular) {
-      VEXFS_RETURN_IF_ERROR(AddIfIndexed(txn, dbs, model, {child, 0, e.mtime, e.id, {}}, catalog));
+      VEXFS_RETURN_IF_ERROR(AddIfIndexed(txn, ix, model, {child, 0, e.mtime, e.id, {}}, catalog));
     }
   }
   return Status::Ok();
 }
 
-Result<ModelRecord> ReloadModel(const internal::Txn& txn, const internal::Databases& dbs,
+Result<ModelRecord> ReloadModel(const internal::Txn& txn, const IndexTables& ix,
                                 const ModelRecord& model) {
   if (model.id == 0) return model;  // not registered yet: nothing is indexed
-  VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, dbs, model.info.name));
+  VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, ix, model.info.name));
   if (!found) return Status::NotFound("model '" + model.info.name + "' is not registered");
   return *found;
 }
@@ -112,29 +111,31 @@ uint64_t MarkVisible(const CatalogFile& file, std::vector<uint8_t>* bitmap) {
 
 Result<ViewCatalog> BuildWorkingCatalog(internal::StoreImpl* impl, std::string_view branch,
                                         const ModelRecord& model) {
+  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl));
   internal::TxnScope scope(impl);
   VEXFS_RETURN_IF_ERROR(scope.Begin(/*write=*/false, branch));
   // The model as of this transaction, so the bitmap covers every id it sees.
-  VEXFS_ASSIGN_OR_RETURN(ModelRecord now, ReloadModel(scope.txn(), scope.dbs(), model));
+  VEXFS_ASSIGN_OR_RETURN(ModelRecord now, ReloadModel(scope.txn(), ix, model));
   ViewCatalog catalog;
   catalog.branch = scope.branch_name();
   catalog.branch_id = scope.branch_id();
-  VEXFS_RETURN_IF_ERROR(WalkWorkingDir(&scope, now, kRootIno, "", &catalog));
+  VEXFS_RETURN_IF_ERROR(WalkWorkingDir(&scope, ix, now, kRootIno, "", &catalog));
   IndexVectorUses(now, &catalog);
   return catalog;
 }
 
 Result<ViewCatalog> BuildSnapshotCatalog(internal::StoreImpl* impl, const ObjectId& commit,
                                          const ModelRecord& model) {
+  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl));
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
   internal::ObjectTable objects(&txn, impl->dbs().objects);
   VEXFS_ASSIGN_OR_RETURN(internal::Commit c, objects.GetCommit(commit));
-  VEXFS_ASSIGN_OR_RETURN(ModelRecord now, ReloadModel(txn, impl->dbs(), model));
+  VEXFS_ASSIGN_OR_RETURN(ModelRecord now, ReloadModel(txn, ix, model));
   ViewCatalog catalog;
   catalog.is_snapshot = true;
   catalog.commit = commit;
-  VEXFS_RETURN_IF_ERROR(WalkSnapshotDir(txn, impl->dbs(), objects, now, c.tree, "", &catalog));
+  VEXFS_RETURN_IF_ERROR(WalkSnapshotDir(txn, ix, objects, now, c.tree, "", &catalog));
   IndexVectorUses(now, &catalog);
   return catalog;
 }

@@ -23,12 +23,12 @@ class Checker {
     return CheckWorkingTrees();
   }
 
- private:
-  void Problem(std::string text) { report_->problems.push_back(std::move(text)); }
-
   void ExpectObject(const ObjectId& id, const std::string& holder) {
     if (!present_.count(id)) Problem(holder + " references missing object " + id.ToHex());
   }
+
+ private:
+  void Problem(std::string text) { report_->problems.push_back(std::move(text)); }
 
   Status CheckObjects() {
     std::vector<std::pair<ObjectId, ObjectId>> edges;  // (from, to)
@@ -225,6 +225,17 @@ class Checker {
   std::unordered_map<std::string, BranchRecord> named_;
 };
 
+// An attached extension's own check, and that every object it keeps alive exists.
+Status CheckExtension(const Txn& txn, Extension& extension, Checker& checker,
+                      FsckReport* report) {
+  std::string what = "extension '" + extension.name() + "'";
+  VEXFS_RETURN_IF_ERROR(extension.Check(txn, report).WithContext("check " + what));
+  std::vector<ObjectId> roots;
+  VEXFS_RETURN_IF_ERROR(extension.AddGcRoots(txn, &roots).WithContext("gc roots of " + what));
+  for (const ObjectId& id : roots) checker.ExpectObject(id, what);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<FsckReport> CheckStore(StoreImpl* impl, const ProgressFn& progress) {
@@ -233,6 +244,9 @@ Result<FsckReport> CheckStore(StoreImpl* impl, const ProgressFn& progress) {
   FsckReport report;
   Checker checker(txn, impl->dbs(), &report, progress);
   VEXFS_RETURN_IF_ERROR(checker.Run());
+  for (const auto& extension : impl->extensions()) {
+    VEXFS_RETURN_IF_ERROR(CheckExtension(txn, *extension, checker, &report));
+  }
   return report;
 }
 

@@ -1,4 +1,5 @@
-// Garbage collection: mark everything reachable from refs and working trees, then
+// Garbage collection: mark everything reachable from refs, working trees and the
+// gc roots of attached extensions, then
 // delete the rest, all in one write transaction (so no concurrent writer can link
 // an object between the mark and the sweep).
 #include <unordered_set>
@@ -73,8 +74,13 @@ Result<GcReport> CollectGarbage(StoreImpl* impl, const ProgressFn& progress) {
   Txn txn;
   VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, /*write=*/true));
   const Databases& dbs = impl->dbs();
+  VEXFS_RETURN_IF_ERROR(RequireObjectKeepers(txn, *impl));
   std::vector<ObjectId> roots;
   VEXFS_RETURN_IF_ERROR(CollectRootIds(txn, dbs, &roots));
+  for (const auto& extension : impl->extensions()) {
+    VEXFS_RETURN_IF_ERROR(extension->AddGcRoots(txn, &roots)
+                              .WithContext("gc roots of extension '" + extension->name() + "'"));
+  }
   IdSet marked;
   VEXFS_RETURN_IF_ERROR(Mark(txn, dbs, std::move(roots), &marked));
   GcReport report;

@@ -5,6 +5,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -45,7 +46,33 @@ int ClassifyShortWrite(int rc, const char* dir) {
   return uint64_t{fs.f_bavail} * fs.f_frsize < kNearlyFullBytes ? ENOSPC : rc;
 }
 
+struct NamedTable {
+  const char* name;
+  MDB_dbi* dbi;
+};
+
+// The store's own tables, by name, with where each handle goes.
+std::array<NamedTable, 9> StoreTables(Databases* dbs) {
+  return {{{"meta", &dbs->meta},
+           {"objects", &dbs->objects},
+           {"refs", &dbs->refs},
+           {"inodes", &dbs->inodes},
+           {"dirents", &dbs->dirents},
+           {"chunks", &dbs->chunks},
+           {"xattrs", &dbs->xattrs},
+           {"feed", &dbs->feed},
+           {"orphans", &dbs->orphans}}};
+}
+
 }  // namespace
+
+bool IsStoreTableName(std::string_view name) {
+  Databases unused;
+  for (const NamedTable& n : StoreTables(&unused)) {
+    if (name == n.name) return true;
+  }
+  return false;
+}
 
 Status LmdbStatus(int rc, std::string_view what) {
   if (rc == MDB_SUCCESS) return Status::Ok();
@@ -66,6 +93,10 @@ Status LmdbStatus(int rc, std::string_view what) {
       // LMDB's own codes are negative; the rest are errno values.
       return rc > 0 ? ErrnoToStatus(rc, what) : Status::IOError(msg);
   }
+}
+
+static Status AbsentTableWrite() {
+  return Status::ReadOnly("write to a table that a read-only store does not have");
 }
 
 static MDB_val ToVal(std::string_view s) {
@@ -108,18 +139,10 @@ Status LmdbEnv::OpenDatabases() {
   Txn txn;
   VEXFS_RETURN_IF_ERROR(txn.Begin(*this, !read_only_));
   unsigned create = read_only_ ? 0 : MDB_CREATE;
-  struct Named {
-    const char* name;
-    MDB_dbi* dbi;
-  } names[] = {{"meta", &dbs_.meta},       {"objects", &dbs_.objects},
-               {"refs", &dbs_.refs},       {"inodes", &dbs_.inodes},
-               {"dirents", &dbs_.dirents}, {"chunks", &dbs_.chunks},
-               {"xattrs", &dbs_.xattrs},   {"ix_queue", &dbs_.ix_queue},
-               {"ix_files", &dbs_.ix_files}, {"ix_models", &dbs_.ix_models},
-               {"ix_passages", &dbs_.ix_passages}, {"ix_vectors", &dbs_.ix_vectors},
-               {"ix_vector_keys", &dbs_.ix_vector_keys}, {"orphans", &dbs_.orphans}};
-  for (const Named& n : names) {
+  for (const NamedTable& n : StoreTables(&dbs_)) {
     int rc = mdb_dbi_open(txn.raw(), n.name, create, n.dbi);
+    // A format-1 store (no feed yet) stays readable on read-only media.
+    if (rc == MDB_NOTFOUND && read_only_ && n.dbi == &dbs_.feed) continue;
     if (rc != MDB_SUCCESS) {
       return LmdbStatus(rc, std::string("open database '") + n.name + "'");
     }
@@ -159,6 +182,7 @@ void Txn::Abort() {
 }
 
 Result<std::optional<std::string_view>> Txn::Get(MDB_dbi dbi, std::string_view key) const {
+  if (dbi == kAbsentTable) return std::optional<std::string_view>();
   MDB_val k = ToVal(key);
   MDB_val v;
   int rc = mdb_get(txn_, dbi, &k, &v);
@@ -169,12 +193,14 @@ Result<std::optional<std::string_view>> Txn::Get(MDB_dbi dbi, std::string_view k
 }
 
 Status Txn::Put(MDB_dbi dbi, std::string_view key, std::string_view value) {
+  if (dbi == kAbsentTable) return AbsentTableWrite();
   MDB_val k = ToVal(key);
   MDB_val v = ToVal(value);
   return LmdbStatus(mdb_put(txn_, dbi, &k, &v, 0), "write");
 }
 
 Result<bool> Txn::PutIfAbsent(MDB_dbi dbi, std::string_view key, std::string_view value) {
+  if (dbi == kAbsentTable) return AbsentTableWrite();
   MDB_val k = ToVal(key);
   MDB_val v = ToVal(value);
   int rc = mdb_put(txn_, dbi, &k, &v, MDB_NOOVERWRITE);
@@ -184,6 +210,7 @@ Result<bool> Txn::PutIfAbsent(MDB_dbi dbi, std::string_view key, std::string_vie
 }
 
 Result<bool> Txn::Delete(MDB_dbi dbi, std::string_view key) {
+  if (dbi == kAbsentTable) return false;
   MDB_val k = ToVal(key);
   int rc = mdb_del(txn_, dbi, &k, nullptr);
   if (rc == MDB_NOTFOUND) return false;
@@ -196,10 +223,12 @@ Cursor::~Cursor() {
 }
 
 Status Cursor::Open(const Txn& txn, MDB_dbi dbi) {
+  if (dbi == kAbsentTable) return Status::Ok();  // iterates nothing
   return LmdbStatus(mdb_cursor_open(txn.raw(), dbi, &cursor_), "open cursor");
 }
 
 Result<bool> Cursor::Move(MDB_cursor_op op) {
+  if (cursor_ == nullptr) return false;  // a cursor over an absent table
   int rc = mdb_cursor_get(cursor_, &key_, &value_, op);
   if (rc == MDB_NOTFOUND) return false;
   if (rc != MDB_SUCCESS) return LmdbStatus(rc, "iterate");

@@ -18,6 +18,12 @@ namespace vexfs::internal {
 // through) with ErrnoToStatus; `what` says what was being done.
 Status LmdbStatus(int rc, std::string_view what);
 
+// The handle of a table that a store opened read-only does not have (an older
+// format, or an extension that never ran on it): Txn and Cursor read it as
+// empty and refuse writes to it. LMDB itself never hands out 0 for a named
+// database (0 is its free-page table).
+inline constexpr MDB_dbi kAbsentTable = 0;
+
 // The named databases of a store (docs/format.md lists their keys and values).
 struct Databases {
   MDB_dbi meta = 0;      // store-wide settings and counters
@@ -27,15 +33,14 @@ struct Databases {
   MDB_dbi dirents = 0;   // (branch, parent ino, name) -> child ino
   MDB_dbi chunks = 0;    // (branch, ino, chunk index) -> ObjectId
   MDB_dbi xattrs = 0;    // (branch, ino, name) -> value
-  // The search index (src/index/, docs/search.md).
-  MDB_dbi ix_queue = 0;        // files, branches and snapshots waiting to be indexed
-  MDB_dbi ix_files = 0;        // (branch, ino) -> manifest id + ctime it was indexed at
-  MDB_dbi ix_models = 0;       // embedding model registry
-  MDB_dbi ix_passages = 0;     // (model, manifest id) -> passages with their vector ids
-  MDB_dbi ix_vectors = 0;      // (model, vector id) -> passage hash + floats: the insert log
-  MDB_dbi ix_vector_keys = 0;  // (model, passage hash) -> vector id
-  MDB_dbi orphans = 0;         // (branch, ino) -> "": files unlinked while still open
+  MDB_dbi orphans = 0;   // (branch, ino) -> "": files unlinked while still open
+  // (subscriber, change) -> stamp: the change feed (change_feed.h). kAbsentTable
+  // in a format-1 store opened read-only, which has no feed yet.
+  MDB_dbi feed = 0;
 };
+
+// True for the name of one of the tables above: no extension may register it.
+bool IsStoreTableName(std::string_view name);
 
 class LmdbEnv {
  public:

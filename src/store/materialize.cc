@@ -3,7 +3,7 @@
 // is copied: the working tree references the snapshot's chunks.
 #include "store/store_impl.h"
 
-#include "store/index_queue.h"
+#include "store/change_feed.h"
 
 namespace vexfs::internal {
 namespace {
@@ -69,39 +69,51 @@ Status MaterializeDir(TxnScope* scope, uint64_t ino, InodeRecord* rec, const Obj
 
 }  // namespace
 
-Status ClearWorkingTree(Txn* txn, const Databases& dbs, uint32_t id) {
+namespace {
+
+// The tables holding working-tree records: the store's and per-inode extensions'.
+std::vector<MDB_dbi> WorkingTreeTables(const StoreImpl& impl) {
+  const Databases& dbs = impl.dbs();
+  std::vector<MDB_dbi> out{dbs.inodes, dbs.dirents, dbs.chunks, dbs.xattrs, dbs.orphans};
+  for (const RegisteredTable& t : *impl.tables()) {
+    if (t.scope == TableScope::kPerInode) out.push_back(t.dbi);
+  }
+  return out;
+}
+
+}  // namespace
+
+Status ClearWorkingTree(Txn* txn, const StoreImpl& impl, uint32_t id) {
   std::string prefix = BranchPrefix(id);
-  for (MDB_dbi dbi :
-       {dbs.inodes, dbs.dirents, dbs.chunks, dbs.xattrs, dbs.ix_files, dbs.orphans}) {
+  for (MDB_dbi dbi : WorkingTreeTables(impl)) {
     VEXFS_RETURN_IF_ERROR(DeletePrefix(txn, dbi, prefix));
   }
   return Status::Ok();
 }
 
-Status CopyWorkingTree(Txn* txn, const Databases& dbs, uint32_t from, uint32_t to) {
+Status CopyWorkingTree(Txn* txn, const StoreImpl& impl, uint32_t from, uint32_t to) {
   std::string from_prefix = BranchPrefix(from);
   std::string to_prefix = BranchPrefix(to);
-  // Indexed-file records are copied too, so the copy is searchable at once.
-  for (MDB_dbi dbi :
-       {dbs.inodes, dbs.dirents, dbs.chunks, dbs.xattrs, dbs.ix_files, dbs.orphans}) {
+  // Extensions' per-inode records are copied too (the copy is searchable at
+  // once), so a subscriber that has consumed every change of `from` has nothing
+  // to do for `to`.
+  for (MDB_dbi dbi : WorkingTreeTables(impl)) {
     VEXFS_ASSIGN_OR_RETURN(auto rows, ScanPrefix(*txn, dbi, from_prefix));
     for (const auto& [key, value] : rows) {
       VEXFS_RETURN_IF_ERROR(txn->Put(dbi, to_prefix + key.substr(from_prefix.size()), value));
     }
   }
-  VEXFS_ASSIGN_OR_RETURN(bool pending, BranchHasPendingWork(*txn, dbs, from));
-  if (pending) return EnqueueBranch(txn, dbs, to);
-  return Status::Ok();
+  return PostToBehind(txn, impl.dbs(), from, TreeChangeEntry(to));
 }
 
 Status MaterializeTree(TxnScope* scope, const Commit& commit) {
-  VEXFS_RETURN_IF_ERROR(ClearWorkingTree(&scope->txn(), scope->dbs(), scope->branch_id()));
+  VEXFS_RETURN_IF_ERROR(ClearWorkingTree(&scope->txn(), *scope->impl(), scope->branch_id()));
   TimeNs now = NowNs();
   InodeRecord root = CleanRecord(commit.root, 0, now);
   root.type = FileType::kDirectory;
   root.cached = commit.tree;
   VEXFS_RETURN_IF_ERROR(MaterializeDir(scope, kRootIno, &root, commit.tree, now, 0));
-  VEXFS_RETURN_IF_ERROR(EnqueueBranch(&scope->txn(), scope->dbs(), scope->branch_id()));
+  VEXFS_RETURN_IF_ERROR(scope->PostChange(TreeChangeEntry(scope->branch_id())));
   return scope->SaveInode(kRootIno, root);
 }
 

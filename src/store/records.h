@@ -97,7 +97,16 @@ inline constexpr std::string_view kSnapshotRefPrefix = "snap/";
 // Meta keys.
 inline constexpr std::string_view kMetaFormat = "format";
 inline constexpr std::string_view kMetaNextBranchId = "next_branch_id";
-inline constexpr std::string_view kFormatVersion = "1";
+// Extension registrations (extension.h, change_feed.h): "table/<name>" -> scope
+// byte, "ext/<name>" -> flags byte, "feed/<name>" -> be16 subscriber id.
+inline constexpr std::string_view kMetaTablePrefix = "table/";
+inline constexpr std::string_view kMetaExtensionPrefix = "ext/";
+inline constexpr std::string_view kMetaFeedPrefix = "feed/";
+inline constexpr std::string_view kMetaNextFeedId = "next_feed_id";
+// Format 2 added the change feed and the extension registry; a format-1 store is
+// upgraded in place when it is first opened for writing (docs/format.md).
+inline constexpr std::string_view kFormatVersion = "2";
+inline constexpr std::string_view kFormatVersion1 = "1";
 
 }  // namespace vexfs::internal
 

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "common/coding.h"
-#include "store/index_queue.h"
+#include "store/change_feed.h"
 #include "store/store_config.h"
 #include "store/store_impl.h"
 #include "vexfs/paths.h"
@@ -53,6 +53,18 @@ Status InitializeStore(StoreImpl* impl) {
   return txn.Commit();
 }
 
+// Upgrades a format-1 store in place: format 2 only adds the change feed (its
+// table is created when the environment opens) and the extension registry, so
+// the upgrade is the new format number. Extensions re-subscribe on their own.
+Status UpgradeFromFormat1(StoreImpl* impl) {
+  Txn txn;
+  VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, /*write=*/true));
+  VEXFS_RETURN_IF_ERROR(txn.Put(impl->dbs().meta, internal::kMetaFormat, internal::kFormatVersion));
+  return txn.Commit();
+}
+
+// Checks the format and upgrades an older one. A format-1 store on read-only
+// media is read as it is: nothing it holds changed meaning.
 Status CheckFormat(StoreImpl* impl) {
   Txn txn;
   VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, /*write=*/false));
@@ -61,12 +73,17 @@ Status CheckFormat(StoreImpl* impl) {
     return Status::Corruption("store at '" + impl->path() +
                               "' was never fully initialised (init interrupted?)");
   }
-  if (*format != internal::kFormatVersion) {
-    return Status::NotSupported("store at '" + impl->path() + "' has format " +
-                                std::string(*format) + "; this vexfs reads format " +
-                                std::string(internal::kFormatVersion));
+  if (*format == internal::kFormatVersion) return Status::Ok();
+  if (*format == internal::kFormatVersion1) {
+    txn.Abort();
+    if (impl->lmdb().read_only()) return Status::Ok();
+    return UpgradeFromFormat1(impl).WithContext("upgrade store at '" + impl->path() +
+                                                "' from format 1");
   }
-  return Status::Ok();
+  return Status::NotSupported("store at '" + impl->path() + "' has format " +
+                              std::string(*format) + "; this vexfs reads formats " +
+                              std::string(internal::kFormatVersion1) + " and " +
+                              std::string(internal::kFormatVersion));
 }
 
 // Opens LMDB; on read-only media falls back to a read-only, lock-free open.
@@ -196,6 +213,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path,
   uint64_t map_size = options.map_size ? options.map_size : config.map_size;
   VEXFS_RETURN_IF_ERROR(OpenEnvironment(impl.get(), map_size));
   VEXFS_RETURN_IF_ERROR(CheckFormat(impl.get()));
+  VEXFS_RETURN_IF_ERROR(impl->OpenRegisteredTables());
   return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 
@@ -233,7 +251,7 @@ Status Store::CreateBranch(std::string_view name, std::optional<std::string> fro
   rec.created = NowNs();
   if (!from_snapshot) {
     VEXFS_RETURN_IF_ERROR(
-        internal::CopyWorkingTree(&scope.txn(), dbs, scope.branch_id(), rec.id));
+        internal::CopyWorkingTree(&scope.txn(), *impl_, scope.branch_id(), rec.id));
     VEXFS_RETURN_IF_ERROR(internal::SaveBranch(&scope.txn(), dbs, name, rec));
     return scope.Commit();
   }
@@ -264,7 +282,7 @@ Status Store::DeleteBranch(std::string_view branch) {
   if (head == branch) {
     return Status::InvalidArgument("branch '" + head + "' is checked out; check out another first");
   }
-  VEXFS_RETURN_IF_ERROR(internal::ClearWorkingTree(&txn, dbs, rec.id));
+  VEXFS_RETURN_IF_ERROR(internal::ClearWorkingTree(&txn, *impl_, rec.id));
   VEXFS_RETURN_IF_ERROR(txn.Delete(dbs.refs, internal::BranchRef(branch)).status());
   return txn.Commit();
 }
@@ -303,11 +321,10 @@ Result<CommitInfo> Store::CreateSnapshot(std::string_view name, std::string_view
   VEXFS_ASSIGN_OR_RETURN(ObjectId id, scope.objects().Put(internal::ObjectType::kCommit,
                                                           internal::EncodeCommit(commit)));
   VEXFS_RETURN_IF_ERROR(scope.txn().Put(scope.dbs().refs, internal::SnapshotRef(name), id.AsBytes()));
-  // Content not yet indexed could change before the indexer reads it; the snapshot
-  // is queued so that its own content gets indexed.
-  VEXFS_ASSIGN_OR_RETURN(bool pending, internal::BranchHasPendingWork(scope.txn(), scope.dbs(),
-                                                                      scope.branch_id()));
-  if (pending) VEXFS_RETURN_IF_ERROR(internal::EnqueueCommit(&scope.txn(), scope.dbs(), id));
+  // What a subscriber has not consumed yet could change before it reads it; the
+  // snapshot is posted to such subscribers so that they see its own content.
+  VEXFS_RETURN_IF_ERROR(internal::PostToBehind(&scope.txn(), scope.dbs(), scope.branch_id(),
+                                               internal::SnapshotChangeEntry(id)));
   scope.branch().head = id;
   scope.MarkBranchChanged();
   VEXFS_ASSIGN_OR_RETURN(CommitInfo info, MakeCommitInfo(&scope, id, {}));

@@ -5,12 +5,14 @@
 #define VEXFS_STORE_STORE_IMPL_H_
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "store/extension.h"
 #include "store/lmdb.h"
 #include "store/objects.h"
 #include "store/records.h"
@@ -30,11 +32,44 @@ class StoreImpl {
 
   Status BeginTxn(Txn* txn, bool write) { return txn->Begin(lmdb_, write); }
 
+  // Extension tables (extension.h). Opens every table the store's registry
+  // records; called once, right after the environment opens.
+  Status OpenRegisteredTables();
+  // Registers `specs` durably (creating the tables that are missing) and returns
+  // their handles, in order. Idempotent. kInvalidArgument for a bad name or a
+  // name registered before with another scope. On a read-only store it only
+  // opens tables that exist; one that does not is kAbsentTable (read as empty).
+  Result<std::vector<MDB_dbi>> RegisterTables(const std::vector<TableSpec>& specs);
+  // Drops table `name` with its records if it exists and is not registered: a
+  // table an older release of an extension used.
+  Status DropUnregisteredTable(std::string_view name);
+  // The open registered tables: an immutable snapshot, safe to keep.
+  std::shared_ptr<const std::vector<RegisteredTable>> tables() const;
+
+  // Attaches an extension's gc and fsck hooks to this open store and records its
+  // registration (with keeps_objects). kAlreadyExists if one of that name is.
+  Status Attach(std::shared_ptr<Extension> extension);
+  std::shared_ptr<Extension> FindExtension(std::string_view name) const;
+  std::vector<std::shared_ptr<Extension>> extensions() const;
+
  private:
+  Result<MDB_dbi> OpenTable(Txn* txn, const TableSpec& spec, bool create);
+
   std::string path_;
   StoreOptions options_;
   LmdbEnv lmdb_;
+  // Serialises mdb_dbi_open: LMDB allows one transaction at a time to use it.
+  mutable std::mutex registry_mu_;
+  std::shared_ptr<const std::vector<RegisteredTable>> tables_;  // guarded by registry_mu_
+  std::vector<std::shared_ptr<Extension>> extensions_;          // guarded by registry_mu_
 };
+
+// Deletes the records of (branch, ino) from every per-inode extension table.
+Status DeleteInodeRecords(Txn* txn, const std::vector<RegisteredTable>& tables,
+                          uint32_t branch, uint64_t ino);
+// kNotSupported if a registered extension that keeps objects alive is not
+// attached to `impl` (gc must not run without its roots).
+Status RequireObjectKeepers(const Txn& txn, const StoreImpl& impl);
 
 // Refs: HEAD, branches and snapshot names.
 Result<std::string> ReadHead(const Txn& txn, const Databases& dbs);
@@ -112,9 +147,16 @@ class TxnScope {
   Result<Manifest> BuildManifest(uint64_t ino, const InodeRecord& rec);
   Result<XattrMap> LoadXattrs(uint64_t ino);
 
+  // Posts `entry` to every change-feed subscriber (change_feed.h).
+  Status PostChange(std::string_view entry);
+
  private:
   StoreImpl* impl_;
   Txn txn_;
+  // Per-inode extension tables, as registered when the transaction began.
+  std::shared_ptr<const std::vector<RegisteredTable>> tables_;
+  // Feed subscribers, read at the first post of this transaction.
+  std::optional<std::vector<uint16_t>> subscribers_;
   std::string branch_name_;
   BranchRecord branch_;
   bool branch_changed_ = false;
@@ -125,10 +167,13 @@ class TxnScope {
 Result<ObjectId> WriteWorkingTree(TxnScope* scope);
 // Replaces the scope's working tree with the content of `root_tree` (clean).
 Status MaterializeTree(TxnScope* scope, const Commit& commit);
-// Removes every working-tree record of branch `id`.
-Status ClearWorkingTree(Txn* txn, const Databases& dbs, uint32_t id);
-// Copies every working-tree record of branch `from` to branch `to`.
-Status CopyWorkingTree(Txn* txn, const Databases& dbs, uint32_t from, uint32_t to);
+// Removes every working-tree record of branch `id`, per-inode extension records
+// included.
+Status ClearWorkingTree(Txn* txn, const StoreImpl& impl, uint32_t id);
+// Copies every working-tree record of branch `from` to branch `to`, per-inode
+// extension records included, and tells feed subscribers that still have
+// changes of `from` to consume that `to` is new.
+Status CopyWorkingTree(Txn* txn, const StoreImpl& impl, uint32_t from, uint32_t to);
 
 // Diff from `a` to `b` (snapshot names/ids or "WORKING"), one read transaction.
 Result<std::vector<DiffEntry>> DiffTrees(StoreImpl* impl, std::string_view a,

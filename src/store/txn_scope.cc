@@ -2,7 +2,7 @@
 // transaction, including dirty tracking.
 #include <algorithm>
 
-#include "store/index_queue.h"
+#include "store/change_feed.h"
 #include "store/store_impl.h"
 #include "vexfs/paths.h"
 
@@ -10,6 +10,7 @@ namespace vexfs::internal {
 
 Status TxnScope::Begin(bool write, std::string_view branch) {
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn_, write));
+  tables_ = impl_->tables();
   if (branch.empty()) {
     VEXFS_ASSIGN_OR_RETURN(branch_name_, ReadHead(txn_, dbs()));
   } else {
@@ -67,20 +68,33 @@ uint64_t TxnScope::AllocateIno() {
 Status TxnScope::DeleteInode(uint64_t ino) {
   VEXFS_RETURN_IF_ERROR(DeletePrefix(&txn_, dbs().chunks, ChunkPrefix(branch_.id, ino)));
   VEXFS_RETURN_IF_ERROR(DeletePrefix(&txn_, dbs().xattrs, XattrPrefix(branch_.id, ino)));
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn_.Get(dbs().inodes, InodeKey(branch_.id, ino)));
+  InodeRecord rec;
+  bool regular = raw && DecodeInode(*raw, &rec).ok() && rec.type == FileType::kRegular;
   VEXFS_ASSIGN_OR_RETURN(bool deleted, txn_.Delete(dbs().inodes, InodeKey(branch_.id, ino)));
   (void)deleted;
-  // The file leaves search at once; no indexing pass is needed for that.
-  VEXFS_ASSIGN_OR_RETURN(deleted, txn_.Delete(dbs().ix_files, IndexedFileKey(branch_.id, ino)));
-  VEXFS_ASSIGN_OR_RETURN(deleted, txn_.Delete(dbs().orphans, InodeKey(branch_.id, ino)));
+  VEXFS_ASSIGN_OR_RETURN(bool was_orphan, txn_.Delete(dbs().orphans, InodeKey(branch_.id, ino)));
+  VEXFS_RETURN_IF_ERROR(DeleteInodeRecords(&txn_, *tables_, branch_.id, ino));
+  // Subscribers learn that the file went; an orphan's going was posted already.
+  if (regular && !was_orphan) {
+    return PostChange(FileChangeEntry(branch_.id, ino));
+  }
   return Status::Ok();
 }
 
 Status TxnScope::MakeOrphan(uint64_t ino) {
-  // An unlinked file is in no view, so it leaves search now, like a deleted one.
-  VEXFS_ASSIGN_OR_RETURN(bool deleted,
-                         txn_.Delete(dbs().ix_files, IndexedFileKey(branch_.id, ino)));
-  (void)deleted;
+  // An unlinked file is in no view: extensions' records of it go now, as they
+  // would with a deleted one, and subscribers learn that it went.
+  VEXFS_RETURN_IF_ERROR(DeleteInodeRecords(&txn_, *tables_, branch_.id, ino));
+  VEXFS_RETURN_IF_ERROR(PostChange(FileChangeEntry(branch_.id, ino)));
   return txn_.Put(dbs().orphans, InodeKey(branch_.id, ino), "");
+}
+
+Status TxnScope::PostChange(std::string_view entry) {
+  if (!subscribers_) {
+    VEXFS_ASSIGN_OR_RETURN(subscribers_, ListSubscribers(txn_, dbs()));
+  }
+  return PostToAll(&txn_, dbs(), *subscribers_, entry);
 }
 
 Result<bool> TxnScope::IsOrphan(uint64_t ino) {
@@ -106,9 +120,9 @@ Status TxnScope::MarkDirty(uint64_t ino) {
     uint64_t cur = pending.back();
     pending.pop_back();
     VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, LoadInode(cur));
-    // A changed file is queued for indexing even when it was already dirty.
+    // A changed file is posted to the feed even when it was already dirty.
     if (cur == ino && rec.type == FileType::kRegular && rec.nlink > 0) {
-      VEXFS_RETURN_IF_ERROR(EnqueueFile(&txn_, dbs(), branch_.id, ino));
+      VEXFS_RETURN_IF_ERROR(PostChange(FileChangeEntry(branch_.id, ino)));
     }
     if (rec.dirty) continue;
     rec.dirty = true;

@@ -30,7 +30,7 @@
 #include "index/passages.h"
 #include "index/vector_index.h"
 #include "index/vector_log.h"
-#include "store/index_queue.h"
+#include "index/search_tables.h"
 #include "store/store_impl.h"
 #include "vexfs/index.h"
 #include "vexfs/store.h"
@@ -88,14 +88,14 @@ void ChangeSomeFiles(Store& store, std::mt19937_64& rng) {
 }
 
 // The lexical log: dense, one record per passage hash, dedup keys pointing back.
-void CheckLexicalLog(const internal::Txn& txn, const internal::Databases& dbs,
+void CheckLexicalLog(const internal::Txn& txn, const index::IndexTables& ix,
                      const index::ModelRecord& lex) {
   std::set<ObjectId> hashes;
   Status st = index::ForEachLexicalRecord(
-      txn, dbs, lex, 0, [&](uint64_t id, const ObjectId& hash, std::string_view text) {
+      txn, ix, lex, 0, [&](uint64_t id, const ObjectId& hash, std::string_view text) {
         EXPECT_TRUE(hashes.insert(hash).second) << "duplicate lexical record " << id;
         EXPECT_EQ(Sha256Of(text), hash) << id;
-        auto back = index::FindVector(txn, dbs, lex.id, hash);
+        auto back = index::FindVector(txn, ix, lex.id, hash);
         EXPECT_TRUE(back.ok() && back->has_value() && **back == id) << id;
         return Status::Ok();
       });
@@ -106,32 +106,34 @@ void CheckLexicalLog(const internal::Txn& txn, const internal::Databases& dbs,
 // Every invariant of a drained index (see the file comment).
 void CheckIndexMatchesStore(Store& store) {
   auto* impl = store.impl();
+  auto tables = index::SearchTables(impl);
+  ASSERT_TRUE(tables.ok()) << tables.status().ToString();
+  const index::IndexTables& ix = *tables;
   internal::Txn txn;
   ASSERT_TRUE(impl->BeginTxn(&txn, false).ok());
-  const auto& dbs = impl->dbs();
-  auto queued = internal::QueueLength(txn, dbs);
+  auto queued = ix.work.Pending(txn);
   ASSERT_TRUE(queued.ok());
   EXPECT_EQ(*queued, 0u);
   auto embedder = index::MakeHashEmbedder();
-  auto model = index::FindModel(txn, dbs, embedder->info().name);
+  auto model = index::FindModel(txn, ix, embedder->info().name);
   ASSERT_TRUE(model.ok() && model->has_value());
   const index::ModelRecord& m = **model;
   // Dense log, one vector per passage hash, dedup keys pointing back.
   std::set<ObjectId> hashes;
   for (uint64_t id = 0; id < m.next_vector; ++id) {
-    auto rec = index::ReadVector(txn, dbs, m, id);
+    auto rec = index::ReadVector(txn, ix, m, id);
     ASSERT_TRUE(rec.ok()) << rec.status().ToString();
     EXPECT_TRUE(hashes.insert(rec->passage_hash).second) << "duplicate vector " << id;
-    auto back = index::FindVector(txn, dbs, m.id, rec->passage_hash);
+    auto back = index::FindVector(txn, ix, m.id, rec->passage_hash);
     ASSERT_TRUE(back.ok() && back->has_value());
     EXPECT_EQ(**back, id);
   }
-  auto lexical = index::FindModel(txn, dbs, index::kLexicalModelName);
+  auto lexical = index::FindModel(txn, ix, index::kLexicalModelName);
   ASSERT_TRUE(lexical.ok() && lexical->has_value());
   const index::ModelRecord& lex = **lexical;
-  CheckLexicalLog(txn, dbs, lex);
+  CheckLexicalLog(txn, ix, lex);
   MDB_stat stat;
-  ASSERT_EQ(mdb_stat(txn.raw(), dbs.ix_vector_keys, &stat), 0);
+  ASSERT_EQ(mdb_stat(txn.raw(), ix.vector_keys, &stat), 0);
   EXPECT_EQ(stat.ms_entries, m.next_vector + lex.next_vector);
   // Every live file: its passages exist with the embedder's exact vectors.
   auto tree = store.Tree();
@@ -143,14 +145,14 @@ void CheckIndexMatchesStore(Store& store) {
     ASSERT_TRUE(text.ok());
     for (const index::Passage& p : index::SplitPassages(*text)) {
       std::string_view passage = std::string_view(*text).substr(p.offset, p.length);
-      auto id = index::FindVector(txn, dbs, m.id, Sha256Of(passage));
+      auto id = index::FindVector(txn, ix, m.id, Sha256Of(passage));
       ASSERT_TRUE(id.ok() && id->has_value()) << e.name << " passage at " << p.offset;
       std::vector<float> want;
       ASSERT_TRUE(embedder->Embed({passage}, &want).ok());
-      auto rec = index::ReadVector(txn, dbs, m, **id);
+      auto rec = index::ReadVector(txn, ix, m, **id);
       ASSERT_TRUE(rec.ok());
       EXPECT_EQ(rec->values, want) << e.name;
-      auto lex_id = index::FindVector(txn, dbs, lex.id, Sha256Of(passage));
+      auto lex_id = index::FindVector(txn, ix, lex.id, Sha256Of(passage));
       ASSERT_TRUE(lex_id.ok() && lex_id->has_value()) << e.name << " lexical at " << p.offset;
     }
   }
@@ -160,9 +162,11 @@ void CheckIndexMatchesStore(Store& store) {
 // index opened over it answers exactly like one built from the log alone.
 void CheckLexicalFilesAnswerLikeTheLog(Store& store, const std::string& store_index_dir,
                                        const std::string& fresh_dir) {
+  auto ix = index::SearchTables(store.impl());
+  ASSERT_TRUE(ix.ok()) << ix.status().ToString();
   internal::Txn txn;
   ASSERT_TRUE(store.impl()->BeginTxn(&txn, false).ok());
-  auto lexical = index::FindModel(txn, store.impl()->dbs(), index::kLexicalModelName);
+  auto lexical = index::FindModel(txn, *ix, index::kLexicalModelName);
   txn.Abort();
   ASSERT_TRUE(lexical.ok() && lexical->has_value());
   auto from_files = index::LexicalIndex::Open(store.impl(), **lexical, store_index_dir);
@@ -226,15 +230,18 @@ TEST(IndexCrashTest, KilledIndexerLosesAndDuplicatesNothing) {
   EXPECT_EQ(exact->hits.size(), 10u);
   CheckLexicalFilesAnswerLikeTheLog(*store, path + "/index", dir.path() + "/lexical");
   // The ANN index rebuilt from the log holds exactly the log's vectors.
+  auto tables = index::SearchTables(store->impl());
+  ASSERT_TRUE(tables.ok()) << tables.status().ToString();
+  const index::IndexTables& ix = *tables;
   internal::Txn txn;
   ASSERT_TRUE(store->impl()->BeginTxn(&txn, false).ok());
-  auto model = index::FindModel(txn, store->impl()->dbs(), "hash-384");
+  auto model = index::FindModel(txn, ix, "hash-384");
   ASSERT_TRUE(model.ok() && model->has_value());
   auto ann = index::VectorIndex::Open(store->impl(), **model, dir.path() + "/ann", {});
   ASSERT_TRUE(ann.ok()) << ann.status().ToString();
   ASSERT_EQ((*ann)->size(), (*model)->next_vector);
   for (uint64_t id = 0; id < (*ann)->size(); id += 7) {
-    auto rec = index::ReadVector(txn, store->impl()->dbs(), **model, id);
+    auto rec = index::ReadVector(txn, ix, **model, id);
     ASSERT_TRUE(rec.ok());
     const float* held = (*ann)->vector(id);
     EXPECT_EQ(std::vector<float>(held, held + rec->values.size()), rec->values) << id;

@@ -43,9 +43,11 @@ class LexicalBuildTest : public StoreTest {
       EXPECT_OK(Put("d/" + std::to_string(i) + ".txt", Words(rnd, 40 + i % 200)));
     }
     EXPECT_OK((*index)->Wait());
+    auto ix = index::SearchTables(store().impl());
+    EXPECT_OK(ix.status());
     internal::Txn txn;
     EXPECT_OK(store().impl()->BeginTxn(&txn, false));
-    auto model = index::FindModel(txn, store().impl()->dbs(), index::kLexicalModelName);
+    auto model = index::FindModel(txn, *ix, index::kLexicalModelName);
     EXPECT_TRUE(model.ok() && model->has_value());
     return **model;
   }

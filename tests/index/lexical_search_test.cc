@@ -489,12 +489,13 @@ TEST_F(LexicalSearchTest, ANewAnalysisKeepsTheLogAndRebuildsTheFiles) {
   SearchResult before = Lexical(r);
   // The store as an older release with another analysis left it.
   {
+    ASSIGN_OR_FAIL(index::IndexTables ix, index::SearchTables(store().impl()));
     internal::Txn txn;
     ASSERT_OK(store().impl()->BeginTxn(&txn, true));
-    ASSIGN_OR_FAIL(auto model, index::FindModel(txn, store().impl()->dbs(), index::kLexicalModelName));
+    ASSIGN_OR_FAIL(auto model, index::FindModel(txn, ix, index::kLexicalModelName));
     ASSERT_TRUE(model.has_value());
     model->info.fingerprint = "xapian-1.2;analysis=0";
-    ASSERT_OK(index::SaveModel(&txn, store().impl()->dbs(), *model));
+    ASSERT_OK(index::SaveModel(&txn, ix, *model));
     ASSERT_OK(txn.Commit());
   }
   OpenIndex();
@@ -516,11 +517,11 @@ TEST_F(LexicalSearchTest, ADamagedLogRecordIsAnErrorNeverAWrongAnswer) {
   r.query = "agent memory";
   r.k = 20;
   Lexical(r);  // the index is loaded and caught up
-  const auto& dbs = store().impl()->dbs();
+  ASSIGN_OR_FAIL(index::IndexTables ix, index::SearchTables(store().impl()));
   auto next_id = [&]() -> uint64_t {
     internal::Txn txn;
     EXPECT_OK(store().impl()->BeginTxn(&txn, false));
-    auto model = index::FindModel(txn, dbs, index::kLexicalModelName);
+    auto model = index::FindModel(txn, ix, index::kLexicalModelName);
     return model.ok() && model->has_value() ? (*model)->next_vector : 0;
   };
   uint64_t before = next_id();
@@ -533,13 +534,13 @@ TEST_F(LexicalSearchTest, ADamagedLogRecordIsAnErrorNeverAWrongAnswer) {
   {
     internal::Txn txn;
     ASSERT_OK(store().impl()->BeginTxn(&txn, true));
-    ASSIGN_OR_FAIL(auto model, index::FindModel(txn, dbs, index::kLexicalModelName));
+    ASSIGN_OR_FAIL(auto model, index::FindModel(txn, ix, index::kLexicalModelName));
     key = index::VectorKey(model->id, (before + after) / 2);
-    ASSIGN_OR_FAIL(auto raw, txn.Get(dbs.ix_vectors, key));
+    ASSIGN_OR_FAIL(auto raw, txn.Get(ix.vectors, key));
     saved = std::string(*raw);
     std::string damaged = saved;
     damaged.back() = static_cast<char>(damaged.back() ^ 0x40);
-    ASSERT_OK(txn.Put(dbs.ix_vectors, key, damaged));
+    ASSERT_OK(txn.Put(ix.vectors, key, damaged));
     ASSERT_OK(txn.Commit());
   }
   SearchRequest lexical = r;
@@ -550,7 +551,7 @@ TEST_F(LexicalSearchTest, ADamagedLogRecordIsAnErrorNeverAWrongAnswer) {
   {
     internal::Txn txn;
     ASSERT_OK(store().impl()->BeginTxn(&txn, true));
-    ASSERT_OK(txn.Put(dbs.ix_vectors, key, saved));
+    ASSERT_OK(txn.Put(ix.vectors, key, saved));
     ASSERT_OK(txn.Commit());
   }
   ExpectEqual(Lexical(r), Reference(texts_, files_, r.query, r.k, Everything), "after the repair");

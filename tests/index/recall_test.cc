@@ -56,6 +56,7 @@ TEST(RecallTest, HnswRecallAt10IsAtLeast95PercentOn100kVectors) {
   test::TempDir dir;
   auto store = test::CreateStoreOrDie(dir.Sub("store"));
   auto* impl = store->impl();
+  ASSIGN_OR_FAIL(index::IndexTables ix, index::SearchTables(impl));
   std::mt19937_64 rng(42);
   std::vector<float> centres = Centres(rng);
   std::vector<float> data = ClusteredVectors(centres, kVectors, rng);
@@ -64,12 +65,12 @@ TEST(RecallTest, HnswRecallAt10IsAtLeast95PercentOn100kVectors) {
     internal::Txn txn;
     ASSERT_OK(impl->BeginTxn(&txn, true));
     ModelInfo info{"bench-64", kDim, Metric::kInnerProduct, "synthetic"};
-    ASSIGN_OR_FAIL(model, RegisterModel(&txn, impl->dbs(), info, ModelKind::kSupplied));
+    ASSIGN_OR_FAIL(model, RegisterModel(&txn, ix, info, ModelKind::kSupplied));
     for (uint64_t i = 0; i < kVectors; ++i) {
       ObjectId hash = Sha256Of("v" + std::to_string(i));
-      ASSERT_OK(AppendVector(&txn, impl->dbs(), &model, hash, &data[i * kDim]).status());
+      ASSERT_OK(AppendVector(&txn, ix, &model, hash, &data[i * kDim]).status());
     }
-    ASSERT_OK(SaveModel(&txn, impl->dbs(), model));
+    ASSERT_OK(SaveModel(&txn, ix, model));
     ASSERT_OK(txn.Commit());
   }
   ASSIGN_OR_FAIL(auto ann, VectorIndex::Open(impl, model, dir.Sub("ann"), HnswParams{}));

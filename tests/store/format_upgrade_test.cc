@@ -9,6 +9,7 @@
 // clean fsck; then that the store takes new writes and snapshots and reopens.
 #include <filesystem>
 
+#include "store/store_impl.h"
 #include "test_util.h"
 #include "vexfs/index.h"
 #include "vexfs/store.h"
@@ -34,6 +35,23 @@ class FormatUpgradeTest : public ::testing::Test {
 };
 
 // The tree of `view` as DumpTree shows it, or a failed test.
+// The format the store's meta records.
+std::string Format(Store& store) {
+  internal::Txn txn;
+  EXPECT_OK(store.impl()->BeginTxn(&txn, false));
+  auto format = txn.Get(store.impl()->dbs().meta, "format");
+  EXPECT_TRUE(format.ok() && format->has_value());
+  return format.ok() && format->has_value() ? std::string(**format) : "";
+}
+
+// Whether the LMDB environment of `store` has a named table `name`.
+bool HasTable(Store& store, const char* name) {
+  internal::Txn txn;
+  EXPECT_OK(store.impl()->BeginTxn(&txn, false));
+  MDB_dbi dbi = 0;
+  return mdb_dbi_open(txn.raw(), name, 0, &dbi) == MDB_SUCCESS;
+}
+
 TreeDump Dump(Store& store, std::string_view at, std::string_view branch = "") {
   auto view = store.OpenView(at, branch);
   EXPECT_TRUE(view.ok()) << view.status().ToString();
@@ -94,6 +112,42 @@ TEST_F(FormatUpgradeTest, HistoryBranchesXattrsAndDiffSurvive) {
                                                          {"notes/lighthouse.md", "modified"}}));
   ASSIGN_OR_FAIL(FsckReport fsck, store->Fsck({}));
   EXPECT_TRUE(fsck.ok()) << ::testing::PrintToString(fsck.problems);
+}
+
+// Format 2 added the change feed and the extension registry: opening for
+// writing upgrades in place, and the index's first use moves its format-1 queue
+// table away (its work is queued again through the feed).
+TEST_F(FormatUpgradeTest, OpeningForWritingUpgradesToFormat2) {
+  {
+    StoreOptions read_only = test::FastOptions();
+    read_only.read_only = true;
+    auto store = OpenStoreOrDie(path(), read_only);
+    EXPECT_EQ(Format(*store), "1");
+  }
+  auto store = OpenStoreOrDie(path());
+  EXPECT_EQ(Format(*store), "2");
+  EXPECT_TRUE(HasTable(*store, "ix_queue"));
+  ASSERT_OK(Index::Enable(store.get()));
+  EXPECT_FALSE(HasTable(*store, "ix_queue"));
+  EXPECT_TRUE(HasTable(*store, "feed"));
+}
+
+// Read-only media: a format-1 store is read as it is, search included.
+TEST_F(FormatUpgradeTest, AFormat1StoreReadsAndSearchesReadOnly) {
+  StoreOptions read_only = test::FastOptions();
+  read_only.read_only = true;
+  auto store = OpenStoreOrDie(path(), read_only);
+  EXPECT_EQ(Dump(*store, "first")["notes/lighthouse.md"],
+            "file:The lighthouse keeper trims the wick at dusk.\n");
+  ASSIGN_OR_FAIL(auto index, Index::Open(store.get()));
+  SearchRequest request;
+  request.query = "lighthouse wick";
+  request.snapshot = "first";
+  ASSIGN_OR_FAIL(SearchResult found, index->Search(request));
+  ASSERT_FALSE(found.hits.empty());
+  EXPECT_EQ(found.hits[0].path, "notes/lighthouse.md");
+  EXPECT_EQ(Format(*store), "1");
+  EXPECT_CODE(Index::Enable(store.get()), StatusCode::kReadOnly);
 }
 
 TEST_F(FormatUpgradeTest, SearchWorksFromTheStoredIndexRecords) {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "store/index_queue.h"
+#include "store/change_feed.h"
 #include "store/store_impl.h"
 #include "test_util.h"
 #include "vexfs/store.h"
@@ -102,31 +102,49 @@ TEST_F(OrphanTest, OrphanCannotBeLinkedAgain) {
   EXPECT_TRUE(st.IsNotFound()) << st.ToString();
 }
 
-TEST_F(OrphanTest, SnapshotsAndSearchIgnoreOrphans) {
+TEST_F(OrphanTest, SnapshotsAndExtensionsIgnoreOrphans) {
   ASSERT_OK(Put("keep", "k"));
   ASSERT_OK(Put("a", "orphan text"));
   uint64_t ino = Ino("a");
-  const internal::Databases& dbs = store().impl()->dbs();
+  internal::StoreImpl* impl = store().impl();
   const uint32_t branch = 1;  // "main"
-  {
-    // As if "a" had been indexed and its queue entry drained.
+  ASSIGN_OR_FAIL(auto tables, impl->RegisterTables({{"notes", internal::TableScope::kPerInode}}));
+  internal::FeedSubscription feed;
+  std::string entry = internal::FileChangeEntry(branch, ino);
+  auto waiting = [&]() -> bool {
     internal::Txn txn;
-    ASSERT_OK(store().impl()->BeginTxn(&txn, true));
-    ASSERT_OK(txn.Put(dbs.ix_files, internal::IndexedFileKey(branch, ino), "x"));
-    ASSERT_OK(txn.Delete(dbs.ix_queue, internal::FileQueueKey(branch, ino)).status());
+    EXPECT_OK(impl->BeginTxn(&txn, false));
+    auto found = txn.Get(feed.table(), feed.Key(entry));
+    return found.ok() && found->has_value();
+  };
+  auto consume = [&] {
+    internal::Txn txn;
+    ASSERT_OK(impl->BeginTxn(&txn, true));
+    ASSERT_OK(internal::DeletePrefix(&txn, feed.table(), feed.prefix()));
+    ASSERT_OK(txn.Commit());
+  };
+  {
+    // As if an extension had a record of "a" and had consumed its changes.
+    internal::Txn txn;
+    ASSERT_OK(impl->BeginTxn(&txn, true));
+    ASSIGN_OR_FAIL(auto sub, internal::Subscribe(&txn, impl->dbs(), "orphan_test"));
+    feed = internal::FeedSubscription(impl->dbs().feed, sub.first);
+    ASSERT_OK(txn.Put(tables[0], internal::InodeKey(branch, ino), "x"));
     ASSERT_OK(txn.Commit());
   }
   ASSERT_OK(Edit([](TreeEditor& ed) { return ed.Unlink(kRootIno, "a", LastLink::kKeepOrphan); }));
-  ASSERT_OK(Edit([&](TreeEditor& ed) { return ed.Write(ino, 0, "changed"); }));
   {
-    // It left search at once, and writing to it queued nothing.
+    // Its extension records went at once, and subscribers heard that it went.
     internal::Txn txn;
-    ASSERT_OK(store().impl()->BeginTxn(&txn, false));
-    ASSIGN_OR_FAIL(auto indexed, txn.Get(dbs.ix_files, internal::IndexedFileKey(branch, ino)));
-    EXPECT_FALSE(indexed.has_value());
-    ASSIGN_OR_FAIL(auto queued, txn.Get(dbs.ix_queue, internal::FileQueueKey(branch, ino)));
-    EXPECT_FALSE(queued.has_value());
+    ASSERT_OK(impl->BeginTxn(&txn, false));
+    ASSIGN_OR_FAIL(auto note, txn.Get(tables[0], internal::InodeKey(branch, ino)));
+    EXPECT_FALSE(note.has_value());
   }
+  EXPECT_TRUE(waiting());
+  consume();
+  // Writing to the orphan tells subscribers nothing: it is in no view.
+  ASSERT_OK(Edit([&](TreeEditor& ed) { return ed.Write(ino, 0, "changed"); }));
+  EXPECT_FALSE(waiting());
   ASSERT_OK(Snap("s1").status());
   ASSIGN_OR_FAIL(auto snap, store().OpenSnapshot("s1"));
   ASSIGN_OR_FAIL(auto entries, snap->List(""));

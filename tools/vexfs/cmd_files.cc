@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "vexfs/index.h"
 #include "vexfs/paths.h"
 
 namespace vexfs::cli {
@@ -56,6 +57,8 @@ void AddInit(CLI::App& app, Context& ctx) {
     }
     auto store = Store::Create(path, options);
     if (!store.ok()) return (void)ctx.Fail(store.status());
+    // From the first write on, every change is queued for search one by one.
+    if (Status st = Index::Enable(store->get()); !st.ok()) return (void)ctx.Fail(st);
     if (ctx.global.json) {
       ctx.PrintJson({{"store", path}, {"branch", "main"}});
     } else {

@@ -1,0 +1,225 @@
+// Registering the search index with the store: tables, subscription, fsck check.
+#include "index/search_tables.h"
+
+#include <map>
+#include <memory>
+
+#include "common/coding.h"
+#include "index/index_records.h"
+
+namespace vexfs::index {
+namespace {
+
+using internal::Txn;
+
+constexpr char kExtensionName[] = "search";
+// Left by format-1 stores: the old queue table and the old home of the index
+// generation (now a key of the models table). Dropped at the first subscription.
+constexpr char kLegacyQueueTable[] = "ix_queue";
+constexpr std::string_view kLegacyGenerationKey = "ix_generation";
+constexpr std::string_view kLegacyEmbedderKey = "ix_embedder";  // now "embedder" in ix_models
+constexpr std::string_view kEmbedderKey = "embedder";
+
+// True if branch `id`'s root directory has no entries: nothing to rescan.
+Result<bool> TreeIsEmpty(const Txn& txn, const internal::Databases& dbs, uint32_t id) {
+  internal::Cursor cursor;
+  VEXFS_RETURN_IF_ERROR(cursor.Open(txn, dbs.dirents));
+  std::string prefix = internal::DirentPrefix(id, kRootIno);
+  VEXFS_ASSIGN_OR_RETURN(bool found, cursor.Seek(prefix));
+  return !found || !cursor.key().starts_with(prefix);
+}
+
+std::vector<internal::TableSpec> TableSpecs() {
+  using internal::TableScope;
+  return {{"ix_files", TableScope::kPerInode},
+          {"ix_models", TableScope::kGlobal},
+          {"ix_passages", TableScope::kGlobal},
+          {"ix_vectors", TableScope::kGlobal},
+          {"ix_vector_keys", TableScope::kGlobal}};
+}
+
+// The index's fsck check: its records decode, and passages name vectors that
+// exist. Derived data: a problem here is repaired by `vexfs index rebuild`.
+class SearchExtension : public internal::Extension {
+ public:
+  explicit SearchExtension(IndexTables tables) : tables_(std::move(tables)) {}
+  const std::string& name() const override { return name_; }
+  const IndexTables& tables() const { return tables_; }
+
+  Status Check(const Txn& txn, FsckReport* report) override {
+    VEXFS_RETURN_IF_ERROR(CheckIndexedFiles(txn, report));
+    std::map<uint32_t, uint64_t> next_vector;
+    VEXFS_RETURN_IF_ERROR(CheckModels(txn, report, &next_vector));
+    return CheckPassages(txn, next_vector, report);
+  }
+
+ private:
+  Status CheckIndexedFiles(const Txn& txn, FsckReport* report) {
+    VEXFS_ASSIGN_OR_RETURN(auto rows, internal::ScanPrefix(txn, tables_.files, ""));
+    for (const auto& [key, value] : rows) {
+      IndexedFile f;
+      if (key.size() != 12 || !DecodeIndexedFile(value, &f).ok()) {
+        report->problems.push_back("search index: an indexed-file record is malformed");
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status CheckModels(const Txn& txn, FsckReport* report, std::map<uint32_t, uint64_t>* next) {
+    VEXFS_ASSIGN_OR_RETURN(auto rows, internal::ScanPrefix(txn, tables_.models, "i"));
+    for (const auto& [key, value] : rows) {
+      ModelRecord m;
+      Status st = DecodeModel(value, &m);
+      if (!st.ok()) {
+        report->problems.push_back("search index: " + st.message());
+        continue;
+      }
+      (*next)[m.id] = m.next_vector;
+    }
+    return Status::Ok();
+  }
+
+  Status CheckPassages(const Txn& txn, const std::map<uint32_t, uint64_t>& next_vector,
+                       FsckReport* report) {
+    internal::Cursor cursor;
+    VEXFS_RETURN_IF_ERROR(cursor.Open(txn, tables_.passages));
+    VEXFS_ASSIGN_OR_RETURN(bool more, cursor.First());
+    while (more) {
+      std::string problem = PassagesProblem(cursor.key(), cursor.value(), next_vector);
+      if (!problem.empty()) report->problems.push_back("search index: " + problem);
+      VEXFS_ASSIGN_OR_RETURN(more, cursor.Next());
+    }
+    return Status::Ok();
+  }
+
+  static std::string PassagesProblem(std::string_view key, std::string_view value,
+                                     const std::map<uint32_t, uint64_t>& next_vector) {
+    if (key.size() != 36) return "a passages record has a key of " + std::to_string(key.size()) + " bytes";
+    uint32_t model = static_cast<uint32_t>(internal::DecodeBE64(std::string(4, '\0') + std::string(key.substr(0, 4))));
+    std::string where = "passages of version " + ObjectId::FromBytes(key.substr(4)).ToHex();
+    auto it = next_vector.find(model);
+    if (it == next_vector.end()) return where + " belong to unknown model " + std::to_string(model);
+    std::vector<StoredPassage> passages;
+    if (Status st = DecodePassages(value, &passages); !st.ok()) return where + ": " + st.message();
+    for (const StoredPassage& p : passages) {
+      if (p.vector >= it->second) return where + " name vector " + std::to_string(p.vector) + ", which does not exist";
+    }
+    return "";
+  }
+
+  std::string name_ = kExtensionName;
+  IndexTables tables_;
+};
+
+// A format-1 store kept two index settings in the store's meta table.
+Status MoveLegacyMeta(Txn* txn, const internal::Databases& dbs, const IndexTables& ix) {
+  VEXFS_ASSIGN_OR_RETURN(auto embedder, txn->Get(dbs.meta, kLegacyEmbedderKey));
+  if (embedder) {
+    VEXFS_RETURN_IF_ERROR(txn->Put(ix.models, kEmbedderKey, std::string(*embedder)));
+  }
+  VEXFS_ASSIGN_OR_RETURN(bool gone, txn->Delete(dbs.meta, kLegacyEmbedderKey));
+  VEXFS_ASSIGN_OR_RETURN(gone, txn->Delete(dbs.meta, kLegacyGenerationKey));
+  (void)gone;
+  return Status::Ok();
+}
+
+// Subscribes the index to the change feed; a new subscription queues every view
+// (it missed what came before) and drops what a format-1 store kept elsewhere.
+Result<internal::FeedSubscription> SubscribeToChanges(internal::StoreImpl* impl,
+                                                      const IndexTables& ix) {
+  const internal::Databases& dbs = impl->dbs();
+  Txn txn;
+  if (impl->lmdb().read_only()) {
+    VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, /*write=*/false));
+    VEXFS_ASSIGN_OR_RETURN(auto id, internal::FindSubscriber(txn, dbs, kExtensionName));
+    if (!id) return internal::FeedSubscription();  // never indexed: nothing waits
+    return internal::FeedSubscription(dbs.feed, *id);
+  }
+  VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, /*write=*/true));
+  VEXFS_ASSIGN_OR_RETURN(auto subscribed, internal::Subscribe(&txn, dbs, kExtensionName));
+  internal::FeedSubscription work(dbs.feed, subscribed.first);
+  if (!subscribed.second) return work;
+  IndexTables with_work = ix;
+  with_work.work = work;
+  VEXFS_RETURN_IF_ERROR(QueueEveryView(&txn, dbs, with_work, /*forget_indexed=*/false));
+  VEXFS_RETURN_IF_ERROR(MoveLegacyMeta(&txn, dbs, ix));
+  VEXFS_RETURN_IF_ERROR(txn.Commit());
+  VEXFS_RETURN_IF_ERROR(impl->DropUnregisteredTable(kLegacyQueueTable));
+  return work;
+}
+
+Result<IndexTables> RegisterSearchTables(internal::StoreImpl* impl) {
+  VEXFS_ASSIGN_OR_RETURN(std::vector<MDB_dbi> dbis, impl->RegisterTables(TableSpecs()));
+  IndexTables ix;
+  ix.files = dbis[0];
+  ix.models = dbis[1];
+  ix.passages = dbis[2];
+  ix.vectors = dbis[3];
+  ix.vector_keys = dbis[4];
+  VEXFS_ASSIGN_OR_RETURN(ix.work, SubscribeToChanges(impl, ix));
+  return ix;
+}
+
+Result<IndexTables> AttachedTables(const std::shared_ptr<internal::Extension>& found) {
+  auto* search = dynamic_cast<SearchExtension*>(found.get());
+  if (search == nullptr) {
+    return Status::InvalidArgument("another extension named 'search' is attached to the store");
+  }
+  return search->tables();
+}
+
+}  // namespace
+
+std::string ManifestWorkEntry(const ObjectId& manifest) {
+  return static_cast<char>(IndexWork::kManifest) + std::string(manifest.AsBytes());
+}
+
+Result<IndexTables> SearchTables(internal::StoreImpl* impl) {
+  if (auto found = impl->FindExtension(kExtensionName)) return AttachedTables(found);
+  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, RegisterSearchTables(impl));
+  Status st = impl->Attach(std::make_shared<SearchExtension>(ix));
+  if (st.code() == StatusCode::kAlreadyExists) {  // another thread attached it meanwhile
+    return AttachedTables(impl->FindExtension(kExtensionName));
+  }
+  VEXFS_RETURN_IF_ERROR(st);
+  return ix;
+}
+
+Status QueueEveryView(Txn* txn, const internal::Databases& dbs, const IndexTables& ix,
+                      bool forget_indexed) {
+  VEXFS_ASSIGN_OR_RETURN(auto refs, internal::ScanPrefix(*txn, dbs.refs, internal::kBranchRefPrefix));
+  for (const auto& [key, value] : refs) {
+    internal::BranchRecord rec;
+    VEXFS_RETURN_IF_ERROR(internal::DecodeBranch(value, &rec));
+    if (forget_indexed) {
+      VEXFS_RETURN_IF_ERROR(internal::DeletePrefix(txn, ix.files, internal::BranchPrefix(rec.id)));
+    }
+    VEXFS_ASSIGN_OR_RETURN(bool empty, TreeIsEmpty(*txn, dbs, rec.id));
+    if (!empty) VEXFS_RETURN_IF_ERROR(ix.work.Post(txn, internal::TreeChangeEntry(rec.id)));
+  }
+  // Snapshots too: versions no working tree holds any more still need indexing.
+  VEXFS_ASSIGN_OR_RETURN(auto snaps, internal::ScanPrefix(*txn, dbs.refs, internal::kSnapshotRefPrefix));
+  for (const auto& [key, value] : snaps) {
+    VEXFS_RETURN_IF_ERROR(ix.work.Post(txn, internal::SnapshotChangeEntry(ObjectId::FromBytes(value))));
+  }
+  return Status::Ok();
+}
+
+std::string EncodeIndexedFile(const IndexedFile& f) {
+  Encoder e;
+  e.PutId(f.manifest);
+  e.PutSignedVarint(f.ctime);
+  return e.Take();
+}
+
+Status DecodeIndexedFile(std::string_view v, IndexedFile* f) {
+  Decoder d(v);
+  int64_t ctime = 0;
+  if (!d.GetId(&f->manifest) || !d.GetSignedVarint(&ctime) || !d.done()) {
+    return Status::Corruption("indexed-file record is malformed");
+  }
+  f->ctime = ctime;
+  return Status::Ok();
+}
+
+}  // namespace vexfs::index

@@ -1,0 +1,194 @@
+// The store's registry of extension tables and attached extensions (extension.h):
+// durable registrations in meta, the open table handles, and the per-inode
+// records the store drops with their inode.
+#include <algorithm>
+
+#include "store/records.h"
+#include "store/store_impl.h"
+
+namespace vexfs::internal {
+namespace {
+
+constexpr size_t kMaxExtensionNameBytes = 64;
+constexpr char kKeepsObjects = 1;  // flag bit of an "ext/<name>" record
+
+std::string TableMetaKey(std::string_view name) {
+  return std::string(kMetaTablePrefix) + std::string(name);
+}
+
+std::string ExtensionMetaKey(std::string_view name) {
+  return std::string(kMetaExtensionPrefix) + std::string(name);
+}
+
+Result<TableScope> DecodeScope(std::string_view key, std::string_view raw) {
+  if (raw.size() != 1 || static_cast<uint8_t>(raw[0]) > 1) {
+    return Status::Corruption("store meta '" + std::string(key) + "' is malformed");
+  }
+  return static_cast<TableScope>(raw[0]);
+}
+
+}  // namespace
+
+Status ValidateExtensionName(std::string_view name, const char* what) {
+  bool ok = !name.empty() && name.size() <= kMaxExtensionNameBytes &&
+            std::all_of(name.begin(), name.end(), [](char c) {
+              return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+            });
+  if (ok) return Status::Ok();
+  return Status::InvalidArgument(std::string(what) + " name '" + std::string(name) +
+                                 "' must be 1-64 bytes of [a-z0-9_]");
+}
+
+Result<MDB_dbi> StoreImpl::OpenTable(Txn* txn, const TableSpec& spec, bool create) {
+  MDB_dbi dbi = 0;
+  int rc = mdb_dbi_open(txn->raw(), spec.name.c_str(), create ? MDB_CREATE : 0, &dbi);
+  VEXFS_RETURN_IF_ERROR(LmdbStatus(rc, "open table '" + spec.name + "'"));
+  return dbi;
+}
+
+Status StoreImpl::OpenRegisteredTables() {
+  std::lock_guard<std::mutex> lock(registry_mu_);
+  Txn txn;
+  VEXFS_RETURN_IF_ERROR(BeginTxn(&txn, /*write=*/false));
+  VEXFS_ASSIGN_OR_RETURN(auto rows, ScanPrefix(txn, dbs().meta, kMetaTablePrefix));
+  auto tables = std::make_shared<std::vector<RegisteredTable>>();
+  for (const auto& [key, value] : rows) {
+    TableSpec spec{key.substr(kMetaTablePrefix.size()), TableScope::kGlobal};
+    VEXFS_ASSIGN_OR_RETURN(spec.scope, DecodeScope(key, value));
+    VEXFS_ASSIGN_OR_RETURN(MDB_dbi dbi, OpenTable(&txn, spec, /*create=*/false));
+    tables->push_back({spec.name, dbi, spec.scope});
+  }
+  // Committing (also a read transaction) keeps the handles open in the
+  // environment; aborting would close them.
+  VEXFS_RETURN_IF_ERROR(txn.Commit());
+  tables_ = std::move(tables);
+  return Status::Ok();
+}
+
+Result<std::vector<MDB_dbi>> StoreImpl::RegisterTables(const std::vector<TableSpec>& specs) {
+  for (const TableSpec& spec : specs) {
+    VEXFS_RETURN_IF_ERROR(ValidateExtensionName(spec.name, "table"));
+    if (IsStoreTableName(spec.name)) {
+      return Status::InvalidArgument("table name '" + spec.name + "' is the store's own");
+    }
+  }
+  std::lock_guard<std::mutex> lock(registry_mu_);
+  bool write = !lmdb_.read_only();
+  Txn txn;
+  VEXFS_RETURN_IF_ERROR(BeginTxn(&txn, write));
+  auto tables = std::make_shared<std::vector<RegisteredTable>>(
+      tables_ ? *tables_ : std::vector<RegisteredTable>{});
+  std::vector<MDB_dbi> out;
+  for (const TableSpec& spec : specs) {
+    std::string key = TableMetaKey(spec.name);
+    VEXFS_ASSIGN_OR_RETURN(auto recorded, txn.Get(dbs().meta, key));
+    if (recorded) {
+      VEXFS_ASSIGN_OR_RETURN(TableScope scope, DecodeScope(key, *recorded));
+      if (scope != spec.scope) {
+        return Status::InvalidArgument("table '" + spec.name +
+                                       "' is registered already with another scope");
+      }
+    } else if (write) {
+      VEXFS_RETURN_IF_ERROR(txn.Put(dbs().meta, key, std::string(1, static_cast<char>(spec.scope))));
+    }
+    auto opened = OpenTable(&txn, spec, /*create=*/write);
+    bool absent = !write && !opened.ok() && opened.status().IsNotFound();
+    if (!opened.ok() && !absent) return opened.status();
+    MDB_dbi dbi = absent ? kAbsentTable : *opened;
+    out.push_back(dbi);
+    if (dbi == kAbsentTable) continue;  // read-only and never created: reads see it empty
+    auto same = [&](const RegisteredTable& t) { return t.name == spec.name; };
+    if (std::none_of(tables->begin(), tables->end(), same)) {
+      tables->push_back({spec.name, dbi, spec.scope});
+    }
+  }
+  VEXFS_RETURN_IF_ERROR(txn.Commit());  // also read-only: keeps the handles open
+  tables_ = std::move(tables);
+  return out;
+}
+
+Status StoreImpl::DropUnregisteredTable(std::string_view name) {
+  VEXFS_RETURN_IF_ERROR(ValidateExtensionName(name, "table"));
+  if (IsStoreTableName(name)) {
+    return Status::InvalidArgument("table name '" + std::string(name) + "' is the store's own");
+  }
+  std::lock_guard<std::mutex> lock(registry_mu_);
+  Txn txn;
+  VEXFS_RETURN_IF_ERROR(BeginTxn(&txn, /*write=*/true));
+  VEXFS_ASSIGN_OR_RETURN(auto recorded, txn.Get(dbs().meta, TableMetaKey(name)));
+  if (recorded) return Status::InvalidArgument("table '" + std::string(name) + "' is registered");
+  MDB_dbi dbi = 0;
+  int rc = mdb_dbi_open(txn.raw(), std::string(name).c_str(), 0, &dbi);
+  if (rc == MDB_NOTFOUND) return Status::Ok();
+  VEXFS_RETURN_IF_ERROR(LmdbStatus(rc, "open table '" + std::string(name) + "'"));
+  VEXFS_RETURN_IF_ERROR(LmdbStatus(mdb_drop(txn.raw(), dbi, 1), "drop table '" + std::string(name) + "'"));
+  return txn.Commit();
+}
+
+std::shared_ptr<const std::vector<RegisteredTable>> StoreImpl::tables() const {
+  std::lock_guard<std::mutex> lock(registry_mu_);
+  if (!tables_) return std::make_shared<const std::vector<RegisteredTable>>();
+  return tables_;
+}
+
+Status StoreImpl::Attach(std::shared_ptr<Extension> extension) {
+  VEXFS_RETURN_IF_ERROR(ValidateExtensionName(extension->name(), "extension"));
+  std::lock_guard<std::mutex> lock(registry_mu_);
+  for (const auto& e : extensions_) {
+    if (e->name() == extension->name()) {
+      return Status::AlreadyExists("extension '" + e->name() + "' is attached already");
+    }
+  }
+  if (!lmdb_.read_only()) {
+    Txn txn;
+    VEXFS_RETURN_IF_ERROR(BeginTxn(&txn, /*write=*/true));
+    std::string flags(1, extension->keeps_objects() ? kKeepsObjects : 0);
+    VEXFS_ASSIGN_OR_RETURN(auto recorded, txn.Get(dbs().meta, ExtensionMetaKey(extension->name())));
+    if (!recorded || *recorded != flags) {
+      VEXFS_RETURN_IF_ERROR(txn.Put(dbs().meta, ExtensionMetaKey(extension->name()), flags));
+      VEXFS_RETURN_IF_ERROR(txn.Commit());
+    }
+  }
+  extensions_.push_back(std::move(extension));
+  return Status::Ok();
+}
+
+std::shared_ptr<Extension> StoreImpl::FindExtension(std::string_view name) const {
+  std::lock_guard<std::mutex> lock(registry_mu_);
+  for (const auto& e : extensions_) {
+    if (e->name() == name) return e;
+  }
+  return nullptr;
+}
+
+std::vector<std::shared_ptr<Extension>> StoreImpl::extensions() const {
+  std::lock_guard<std::mutex> lock(registry_mu_);
+  return extensions_;
+}
+
+TxnScope* ScopeOf(TreeEditor& editor) { return editor.scope_; }
+
+Status DeleteInodeRecords(Txn* txn, const std::vector<RegisteredTable>& tables,
+                          uint32_t branch, uint64_t ino) {
+  std::string prefix = InodeKey(branch, ino);
+  for (const RegisteredTable& t : tables) {
+    if (t.scope == TableScope::kPerInode) VEXFS_RETURN_IF_ERROR(DeletePrefix(txn, t.dbi, prefix));
+  }
+  return Status::Ok();
+}
+
+Status RequireObjectKeepers(const Txn& txn, const StoreImpl& impl) {
+  VEXFS_ASSIGN_OR_RETURN(auto rows, ScanPrefix(txn, impl.dbs().meta, kMetaExtensionPrefix));
+  for (const auto& [key, value] : rows) {
+    std::string name = key.substr(kMetaExtensionPrefix.size());
+    bool keeps = !value.empty() && (value[0] & kKeepsObjects);
+    if (keeps && impl.FindExtension(name) == nullptr) {
+      return Status::NotSupported("extension '" + name +
+                                  "' keeps objects alive but is not attached here; gc "
+                                  "without its roots would delete them");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace vexfs::internal

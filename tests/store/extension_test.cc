@@ -1,0 +1,387 @@
+// The store's extension points (src/store/extension.h, change_feed.h), exercised
+// by a small "notes" extension of the kind the search index and the memory graph
+// are: registered tables that survive reopening, records written in the store's
+// own transaction (kept or lost with the edit, also when the process dies),
+// per-inode records that follow their inode through unlink, branch copy, restore
+// and branch deletion, the change feed with two independent subscribers, and gc
+// roots and fsck checks.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+
+#include "store/change_feed.h"
+#include "store/extension.h"
+#include "store/store_impl.h"
+#include "test_util.h"
+#include "vexfs/store.h"
+
+namespace vexfs {
+namespace {
+
+using internal::FeedSubscription;
+using internal::RegisteredTable;
+using internal::TableScope;
+using internal::Txn;
+
+constexpr uint32_t kMain = 1;  // branch id of "main" in a new store
+
+// An extension that keeps one object alive per record of its "roots" table, and
+// calls a record malformed when its value is "bad".
+class NotesExtension : public internal::Extension {
+ public:
+  explicit NotesExtension(MDB_dbi roots) : roots_(roots) {}
+  const std::string& name() const override { return name_; }
+  bool keeps_objects() const override { return true; }
+  Status AddGcRoots(const Txn& txn, std::vector<ObjectId>* roots) override {
+    VEXFS_ASSIGN_OR_RETURN(auto rows, internal::ScanPrefix(txn, roots_, ""));
+    for (const auto& [key, value] : rows) {
+      if (value.size() == 32) roots->push_back(ObjectId::FromBytes(value));  // Check() reports the rest
+    }
+    return Status::Ok();
+  }
+  Status Check(const Txn& txn, FsckReport* report) override {
+    VEXFS_ASSIGN_OR_RETURN(auto rows, internal::ScanPrefix(txn, roots_, ""));
+    for (const auto& [key, value] : rows) {
+      if (value.size() != 32) report->problems.push_back("notes: root '" + key + "' is malformed");
+    }
+    return Status::Ok();
+  }
+
+ private:
+  std::string name_ = "notes";
+  MDB_dbi roots_;
+};
+
+class ExtensionTest : public ::testing::Test {
+ protected:
+  void SetUp() override { store_ = test::CreateStoreOrDie(path()); }
+  std::string path() const { return dir_.Sub("store"); }
+  internal::StoreImpl* impl() { return store_->impl(); }
+
+  // Registers the notes tables: per-inode notes and global gc roots.
+  std::pair<MDB_dbi, MDB_dbi> RegisterNotes() {
+    auto dbis = impl()->RegisterTables({{"notes", TableScope::kPerInode}, {"notes_roots", TableScope::kGlobal}});
+    EXPECT_OK(dbis.status());
+    return dbis.ok() ? std::pair{(*dbis)[0], (*dbis)[1]} : std::pair<MDB_dbi, MDB_dbi>{};
+  }
+
+  uint64_t Ino(std::string_view path, std::string_view branch = "") {
+    auto tree = store_->Tree(branch);
+    EXPECT_OK(tree.status());
+    auto attrs = (*tree)->Stat(path);
+    EXPECT_OK(attrs.status());
+    return attrs.ok() ? attrs->ino : 0;
+  }
+
+  // Writes `path` and, in the same transaction, a note about it.
+  Status PutWithNote(std::string_view path, MDB_dbi notes, std::string_view note,
+                     bool fail_after = false) {
+    auto tree = store_->Tree();
+    if (!tree.ok()) return tree.status();
+    return (*tree)->Edit([&](TreeEditor& ed) -> Status {
+      VEXFS_ASSIGN_OR_RETURN(Attributes a, ed.PutFile(path, "content of " + std::string(path), {}));
+      internal::TxnScope* scope = internal::ScopeOf(ed);
+      VEXFS_RETURN_IF_ERROR(scope->txn().Put(notes, internal::InodeKey(scope->branch_id(), a.ino), note));
+      return fail_after ? Status::InvalidArgument("the edit changes its mind") : Status::Ok();
+    });
+  }
+
+  std::optional<std::string> Get(MDB_dbi table, const std::string& key) {
+    Txn txn;
+    EXPECT_OK(impl()->BeginTxn(&txn, false));
+    auto found = txn.Get(table, key);
+    EXPECT_OK(found.status());
+    if (!found.ok() || !found->has_value()) return std::nullopt;
+    return std::string(**found);
+  }
+
+  FeedSubscription Subscribe(std::string_view name) {
+    Txn txn;
+    EXPECT_OK(impl()->BeginTxn(&txn, true));
+    auto sub = internal::Subscribe(&txn, impl()->dbs(), name);
+    EXPECT_OK(sub.status());
+    EXPECT_OK(txn.Commit());
+    return FeedSubscription(impl()->dbs().feed, sub.ok() ? sub->first : 0);
+  }
+
+  // The stamp of `entry` in `sub`'s set, or nullopt.
+  std::optional<std::string> Stamp(const FeedSubscription& sub, const std::string& entry) {
+    return Get(sub.table(), sub.Key(entry));
+  }
+
+  test::TempDir dir_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(ExtensionTest, RegisteredTablesAreDurableAndOpenedOnReopen) {
+  auto [notes, roots] = RegisterNotes();
+  ASSERT_OK(PutWithNote("a.txt", notes, "first note"));
+  uint64_t ino = Ino("a.txt");
+  store_.reset();
+  store_ = test::OpenStoreOrDie(path());
+  // Opened at Open(), before any extension asks for them again.
+  auto tables = impl()->tables();
+  ASSERT_EQ(tables->size(), 2u);
+  EXPECT_EQ((*tables)[0].name, "notes");
+  EXPECT_EQ((*tables)[0].scope, TableScope::kPerInode);
+  EXPECT_EQ((*tables)[1].name, "notes_roots");
+  EXPECT_EQ(Get((*tables)[0].dbi, internal::InodeKey(kMain, ino)), "first note");
+  // Registering again is idempotent and gives the same handles.
+  auto [again, roots_again] = RegisterNotes();
+  EXPECT_EQ(again, (*tables)[0].dbi);
+  EXPECT_EQ(roots_again, (*tables)[1].dbi);
+  (void)notes;
+  (void)roots;
+}
+
+TEST_F(ExtensionTest, RegistrationRefusesBadNamesAndChangedScopes) {
+  RegisterNotes();
+  EXPECT_CODE(impl()->RegisterTables({{"notes", TableScope::kGlobal}}), StatusCode::kInvalidArgument);
+  EXPECT_CODE(impl()->RegisterTables({{"Notes", TableScope::kGlobal}}), StatusCode::kInvalidArgument);
+  EXPECT_CODE(impl()->RegisterTables({{"", TableScope::kGlobal}}), StatusCode::kInvalidArgument);
+  EXPECT_CODE(impl()->RegisterTables({{std::string(65, 'a'), TableScope::kGlobal}}),
+              StatusCode::kInvalidArgument);
+  EXPECT_CODE(impl()->DropUnregisteredTable("notes"), StatusCode::kInvalidArgument);
+  // An extension cannot take over the store's own tables.
+  EXPECT_CODE(impl()->RegisterTables({{"inodes", TableScope::kGlobal}}), StatusCode::kInvalidArgument);
+}
+
+TEST_F(ExtensionTest, RecordsCommitAndAbortWithTheEdit) {
+  auto [notes, roots] = RegisterNotes();
+  (void)roots;
+  EXPECT_CODE(PutWithNote("gone.txt", notes, "never", /*fail_after=*/true),
+              StatusCode::kInvalidArgument);
+  auto tree = store_->Tree();
+  ASSERT_OK(tree.status());
+  EXPECT_CODE((*tree)->Stat("gone.txt"), StatusCode::kNotFound);
+  Txn txn;
+  ASSERT_OK(impl()->BeginTxn(&txn, false));
+  internal::Cursor cursor;
+  ASSERT_OK(cursor.Open(txn, notes));
+  ASSIGN_OR_FAIL(bool any, cursor.First());
+  EXPECT_FALSE(any) << "a note of an aborted edit was kept";
+}
+
+// A process killed inside the edit leaves neither the file nor its note; one
+// killed right after the commit leaves both.
+TEST_F(ExtensionTest, AKilledWriterLeavesFileAndNoteTogetherOrNeither) {
+  RegisterNotes();
+  store_.reset();
+  for (bool die_before_commit : {true, false}) {
+    std::string name = die_before_commit ? "killed.txt" : "kept.txt";
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      auto store = Store::Open(path(), test::FastOptions());
+      if (!store.ok()) ::_exit(2);
+      auto dbis = (*store)->impl()->RegisterTables({{"notes", TableScope::kPerInode}});
+      auto tree = (*store)->Tree();
+      if (!dbis.ok() || !tree.ok()) ::_exit(3);
+      Status st = (*tree)->Edit([&](TreeEditor& ed) -> Status {
+        VEXFS_ASSIGN_OR_RETURN(Attributes a, ed.PutFile(name, "x", {}));
+        internal::TxnScope* scope = internal::ScopeOf(ed);
+        VEXFS_RETURN_IF_ERROR(scope->txn().Put((*dbis)[0], internal::InodeKey(kMain, a.ino), "n"));
+        if (die_before_commit) ::_exit(0);  // SIGKILL-like: no destructor, no commit
+        return Status::Ok();
+      });
+      if (!st.ok() || !(*store)->Sync().ok()) ::_exit(4);
+      ::_exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  }
+  store_ = test::OpenStoreOrDie(path());
+  auto [notes, roots] = RegisterNotes();
+  (void)roots;
+  auto tree = store_->Tree();
+  ASSERT_OK(tree.status());
+  EXPECT_CODE((*tree)->Stat("killed.txt"), StatusCode::kNotFound);
+  ASSIGN_OR_FAIL(Attributes kept, (*tree)->Stat("kept.txt"));
+  EXPECT_EQ(Get(notes, internal::InodeKey(kMain, kept.ino)), "n");
+  ASSIGN_OR_FAIL(auto rows, [&]() -> Result<size_t> {
+    Txn txn;
+    VEXFS_RETURN_IF_ERROR(impl()->BeginTxn(&txn, false));
+    VEXFS_ASSIGN_OR_RETURN(auto all, internal::ScanPrefix(txn, notes, ""));
+    return all.size();
+  }());
+  EXPECT_EQ(rows, 1u);
+}
+
+TEST_F(ExtensionTest, PerInodeRecordsFollowTheirInode) {
+  auto [notes, roots] = RegisterNotes();
+  (void)roots;
+  ASSERT_OK(PutWithNote("a.txt", notes, "about a"));
+  ASSERT_OK(PutWithNote("b.txt", notes, "about b"));
+  uint64_t a = Ino("a.txt"), b = Ino("b.txt");
+  ASSERT_OK(store_->CreateSnapshot("s1", "", {}).status());
+  // Unlinking a file drops its records.
+  auto tree = store_->Tree();
+  ASSERT_OK(tree.status());
+  ASSERT_OK((*tree)->Edit([&](TreeEditor& ed) { return ed.Unlink(kRootIno, "b.txt"); }));
+  EXPECT_EQ(Get(notes, internal::InodeKey(kMain, b)), std::nullopt);
+  EXPECT_EQ(Get(notes, internal::InodeKey(kMain, a)), "about a");
+  // A branch copied from the working tree gets copies.
+  ASSERT_OK(store_->CreateBranch("copy", std::nullopt));
+  Txn txn;
+  ASSERT_OK(impl()->BeginTxn(&txn, false));
+  ASSIGN_OR_FAIL(auto copy, internal::LoadBranch(txn, impl()->dbs(), "copy"));
+  txn.Abort();
+  EXPECT_EQ(Get(notes, internal::InodeKey(copy.id, a)), "about a");
+  // A restore replaces main's working tree: its records go, the copy's stay.
+  ASSERT_OK(store_->Restore("s1"));
+  EXPECT_EQ(Get(notes, internal::InodeKey(kMain, a)), std::nullopt);
+  EXPECT_EQ(Get(notes, internal::InodeKey(copy.id, a)), "about a");
+  // Deleting the branch removes its records.
+  ASSERT_OK(store_->DeleteBranch("copy"));
+  EXPECT_EQ(Get(notes, internal::InodeKey(copy.id, a)), std::nullopt);
+}
+
+TEST_F(ExtensionTest, TheFeedTellsEachSubscriberWhatChangedUntilItConsumes) {
+  FeedSubscription first = Subscribe("first");
+  FeedSubscription second = Subscribe("second");
+  EXPECT_NE(first.prefix(), second.prefix());
+  ASSERT_OK(PutWithNote("a.txt", RegisterNotes().first, "n"));
+  std::string entry = internal::FileChangeEntry(kMain, Ino("a.txt"));
+  auto stamp = Stamp(first, entry);
+  ASSERT_TRUE(stamp.has_value());
+  ASSERT_TRUE(Stamp(second, entry).has_value());
+  // The first consumes it; the second still has it.
+  {
+    Txn txn;
+    ASSERT_OK(impl()->BeginTxn(&txn, true));
+    ASSIGN_OR_FAIL(bool consumed, first.ConsumeIfUnchanged(&txn, entry, *stamp));
+    EXPECT_TRUE(consumed);
+    ASSERT_OK(txn.Commit());
+  }
+  EXPECT_EQ(Stamp(first, entry), std::nullopt);
+  auto second_stamp = Stamp(second, entry);
+  ASSERT_TRUE(second_stamp.has_value());
+  // A change posted after the subscriber read the entry is not consumed with it.
+  auto tree = store_->Tree();
+  ASSERT_OK(tree.status());
+  ASSERT_OK(test::PutFile(tree->get(), "a.txt", "changed again"));
+  {
+    Txn txn;
+    ASSERT_OK(impl()->BeginTxn(&txn, true));
+    ASSIGN_OR_FAIL(bool consumed, second.ConsumeIfUnchanged(&txn, entry, *second_stamp));
+    EXPECT_FALSE(consumed);
+    ASSERT_OK(txn.Commit());
+  }
+  EXPECT_TRUE(Stamp(second, entry).has_value());
+  // Unlinking posts that the file went.
+  ASSERT_OK((*tree)->Edit([&](TreeEditor& ed) { return ed.Unlink(kRootIno, "a.txt"); }));
+  EXPECT_TRUE(Stamp(first, entry).has_value());
+  // A snapshot is posted only to the subscriber that has not caught up.
+  {
+    Txn txn;
+    ASSERT_OK(impl()->BeginTxn(&txn, true));
+    ASSERT_OK(internal::DeletePrefix(&txn, first.table(), first.prefix()));
+    ASSERT_OK(txn.Commit());
+  }
+  ASSIGN_OR_FAIL(CommitInfo snap, store_->CreateSnapshot("s1", "", {}));
+  EXPECT_EQ(Stamp(first, internal::SnapshotChangeEntry(snap.id)), std::nullopt);
+  EXPECT_TRUE(Stamp(second, internal::SnapshotChangeEntry(snap.id)).has_value());
+  // A restore posts a rescan of the whole tree.
+  ASSERT_OK(store_->Restore("s1"));
+  EXPECT_TRUE(Stamp(first, internal::TreeChangeEntry(kMain)).has_value());
+  Txn txn;
+  ASSERT_OK(impl()->BeginTxn(&txn, false));
+  ASSIGN_OR_FAIL(uint64_t pending, second.Pending(txn));
+  EXPECT_EQ(pending, 3u);  // the file, the snapshot, the rescan
+}
+
+// Another process that subscribes after this one opened the store is fed by
+// this one's next write.
+TEST_F(ExtensionTest, ASubscriberAddedByAnotherProcessIsFedAtOnce) {
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto store = Store::Open(path(), test::FastOptions());
+    if (!store.ok()) ::_exit(2);
+    Txn txn;
+    if (!(*store)->impl()->BeginTxn(&txn, true).ok()) ::_exit(3);
+    auto sub = internal::Subscribe(&txn, (*store)->impl()->dbs(), "late");
+    ::_exit(sub.ok() && sub->second && txn.Commit().ok() ? 0 : 4);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  auto tree = store_->Tree();
+  ASSERT_OK(tree.status());
+  ASSERT_OK(test::PutFile(tree->get(), "x.txt", "x"));
+  Txn txn;
+  ASSERT_OK(impl()->BeginTxn(&txn, true));
+  ASSIGN_OR_FAIL(auto again, internal::Subscribe(&txn, impl()->dbs(), "late"));
+  EXPECT_FALSE(again.second) << "subscribing again is not new";
+  txn.Abort();
+  FeedSubscription late(impl()->dbs().feed, again.first);
+  EXPECT_TRUE(Stamp(late, internal::FileChangeEntry(kMain, Ino("x.txt"))).has_value());
+}
+
+TEST_F(ExtensionTest, GcKeepsAnAttachedExtensionsRootsAndRefusesWithoutIt) {
+  auto [notes, roots] = RegisterNotes();
+  (void)notes;
+  ObjectId kept, dropped;
+  {
+    Txn txn;
+    ASSERT_OK(impl()->BeginTxn(&txn, true));
+    internal::ObjectTable objects(&txn, impl()->dbs().objects);
+    ASSIGN_OR_FAIL(kept, objects.Put(internal::ObjectType::kChunk, "kept by a note"));
+    ASSIGN_OR_FAIL(dropped, objects.Put(internal::ObjectType::kChunk, "kept by nothing"));
+    ASSERT_OK(txn.Put(roots, "r1", kept.AsBytes()));
+    ASSERT_OK(txn.Commit());
+  }
+  ASSERT_OK(impl()->Attach(std::make_shared<NotesExtension>(roots)));
+  EXPECT_CODE(impl()->Attach(std::make_shared<NotesExtension>(roots)), StatusCode::kAlreadyExists);
+  ASSIGN_OR_FAIL(GcReport report, store_->Gc());
+  EXPECT_EQ(report.objects_freed, 1u);
+  auto present = [&](const ObjectId& id) {
+    Txn txn;
+    EXPECT_OK(impl()->BeginTxn(&txn, false));
+    auto got = txn.Get(impl()->dbs().objects, id.AsBytes());
+    return got.ok() && got->has_value();
+  };
+  EXPECT_TRUE(present(kept));
+  EXPECT_FALSE(present(dropped));
+  // Where the extension is not attached, gc refuses and deletes nothing.
+  store_.reset();
+  store_ = test::OpenStoreOrDie(path());
+  {
+    Txn txn;
+    ASSERT_OK(impl()->BeginTxn(&txn, true));
+    internal::ObjectTable objects(&txn, impl()->dbs().objects);
+    ASSIGN_OR_FAIL(dropped, objects.Put(internal::ObjectType::kChunk, "garbage again"));
+    ASSERT_OK(txn.Commit());
+  }
+  auto refused = store_->Gc();
+  ASSERT_CODE(refused, StatusCode::kNotSupported);
+  EXPECT_NE(refused.status().message().find("'notes'"), std::string::npos);
+  EXPECT_TRUE(present(kept));
+  EXPECT_TRUE(present(dropped));
+}
+
+TEST_F(ExtensionTest, FsckRunsTheExtensionsCheckAndChecksItsRoots) {
+  auto [notes, roots] = RegisterNotes();
+  (void)notes;
+  ASSERT_OK(impl()->Attach(std::make_shared<NotesExtension>(roots)));
+  ASSIGN_OR_FAIL(FsckReport clean, store_->Fsck());
+  EXPECT_TRUE(clean.ok()) << ::testing::PrintToString(clean.problems);
+  {
+    Txn txn;
+    ASSERT_OK(impl()->BeginTxn(&txn, true));
+    ASSERT_OK(txn.Put(roots, "broken", "bad"));
+    ASSERT_OK(txn.Put(roots, "dangling", std::string(32, '\x07')));
+    ASSERT_OK(txn.Commit());
+  }
+  ASSIGN_OR_FAIL(FsckReport report, store_->Fsck());
+  ASSERT_EQ(report.problems.size(), 2u) << ::testing::PrintToString(report.problems);
+  std::string all = ::testing::PrintToString(report.problems);
+  EXPECT_NE(all.find("notes: root 'broken' is malformed"), std::string::npos) << all;
+  EXPECT_NE(all.find("extension 'notes' references missing object 0707"), std::string::npos) << all;
+}
+
+}  // namespace
+}  // namespace vexfs
