@@ -263,6 +263,8 @@ struct CommitInfo {
   std::string message;
   std::map<std::string, std::string> meta;
   std::vector<std::string> names;  // snapshot names pointing at it
+  // Roots besides the file tree: extension name -> root object of its data.
+  std::map<std::string, ObjectId> roots;
 };
 
 struct BranchInfo {
@@ -277,6 +279,10 @@ struct DiffEntry {
   std::string path;      // the new path (the old one for kRemoved)
   std::string old_path;  // only for kRenamed
   FileType type = FileType::kRegular;
+  // Empty for a file-tree change. Otherwise the name of another root (an
+  // extension's versioned data) that was added, removed or modified; `path` is
+  // then empty. Only snapshots carry such roots: a diff with WORKING has none.
+  std::string root;
 };
 const char* DiffKindName(DiffEntry::Kind kind);  // "added", "removed", ...
 

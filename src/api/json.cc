@@ -32,15 +32,22 @@ nlohmann::json AttributesJson(const Attributes& a) {
 nlohmann::json CommitJson(const CommitInfo& c) {
   nlohmann::json parents = nlohmann::json::array();
   for (const ObjectId& p : c.parents) parents.push_back(p.ToHex());
+  nlohmann::json roots = nlohmann::json::object();
+  for (const auto& [name, id] : c.roots) roots[name] = id.ToHex();
   return {{"id", c.id.ToHex()},      {"tree", c.tree.ToHex()},    {"names", c.names},
           {"branch", c.branch},      {"time", FormatTime(c.time)}, {"time_ns", c.time},
-          {"message", c.message},    {"meta", c.meta},            {"parents", parents}};
+          {"message", c.message},    {"meta", c.meta},            {"parents", parents},
+          {"roots", roots}};
 }
 
 nlohmann::json DiffEntryJson(const DiffEntry& e) {
   nlohmann::json j{
       {"change", DiffKindName(e.kind)}, {"path", e.path}, {"type", FileTypeName(e.type)}};
   if (e.kind == DiffEntry::Kind::kRenamed) j["old_path"] = e.old_path;
+  if (!e.root.empty()) {
+    j["root"] = e.root;
+    j.erase("type");
+  }
   return j;
 }
 

@@ -1,7 +1,8 @@
 // Diff of two trees (snapshots or the working tree). Subtrees whose object ids
 // are equal are skipped without being read; the working tree's clean directories
 // carry their cached ids, so diffing WORKING against its last snapshot reads only
-// what changed. Removed+added files with equal content become renames.
+// what changed. Removed+added files with equal content become renames. Roots
+// besides the file tree (extensions' data) are compared by id.
 #include <algorithm>
 #include <map>
 #include <unordered_map>
@@ -27,6 +28,11 @@ class DiffSource {
   virtual ~DiffSource() = default;
   virtual Result<Node> Root() = 0;
   virtual Result<Children> List(const Node& dir) = 0;
+  // The roots besides the file tree, or nullopt where they have no ids yet (a
+  // working tree: its extensions' data is versioned only by a snapshot).
+  virtual Result<std::optional<std::map<std::string, ObjectId>>> OtherRoots() {
+    return std::optional<std::map<std::string, ObjectId>>();
+  }
 };
 
 class SnapshotSource : public DiffSource {
@@ -37,6 +43,10 @@ class SnapshotSource : public DiffSource {
     Node n;
     n.id = c.tree;
     return n;
+  }
+  Result<std::optional<std::map<std::string, ObjectId>>> OtherRoots() override {
+    VEXFS_ASSIGN_OR_RETURN(Commit c, objects_.GetCommit(commit_));
+    return std::optional<std::map<std::string, ObjectId>>(std::move(c.roots));
   }
   Result<Children> List(const Node& dir) override {
     VEXFS_ASSIGN_OR_RETURN(Tree tree, objects_.GetTree(*dir.id));
@@ -129,13 +139,13 @@ class Differ {
     bool b_dir = b.type == FileType::kDirectory;
     if (a_dir && b_dir) return CompareDirs(a, b, path + "/");
     if (a_dir != b_dir || a.type != b.type) {
-      entries_.push_back({DiffEntry::Kind::kTypeChanged, path, "", b.type});
+      entries_.push_back({DiffEntry::Kind::kTypeChanged, path, "", b.type, ""});
       if (a_dir) VEXFS_RETURN_IF_ERROR(CollectChildren(a_, a, path, &removed_));
       if (b_dir) VEXFS_RETURN_IF_ERROR(CollectChildren(b_, b, path, &added_));
       return Status::Ok();
     }
     if (a.id != b.id || a.mode != b.mode || a.rdev != b.rdev) {
-      entries_.push_back({DiffEntry::Kind::kModified, path, "", b.type});
+      entries_.push_back({DiffEntry::Kind::kModified, path, "", b.type, ""});
     }
     return Status::Ok();
   }
@@ -173,15 +183,15 @@ class Differ {
         size_t i = it->second.back();
         it->second.pop_back();
         paired[i] = true;
-        entries_.push_back({DiffEntry::Kind::kRenamed, add.path, removed_[i].path, n.type});
+        entries_.push_back({DiffEntry::Kind::kRenamed, add.path, removed_[i].path, n.type, ""});
       } else {
-        entries_.push_back({DiffEntry::Kind::kAdded, add.path, "", n.type});
+        entries_.push_back({DiffEntry::Kind::kAdded, add.path, "", n.type, ""});
       }
     }
     for (size_t i = 0; i < removed_.size(); ++i) {
       if (!paired[i]) {
         entries_.push_back(
-            {DiffEntry::Kind::kRemoved, removed_[i].path, "", removed_[i].node.type});
+            {DiffEntry::Kind::kRemoved, removed_[i].path, "", removed_[i].node.type, ""});
       }
     }
   }
@@ -199,6 +209,26 @@ Result<std::unique_ptr<DiffSource>> MakeSource(TxnScope* scope, std::string_view
   return std::unique_ptr<DiffSource>(new SnapshotSource(scope->objects(), commit));
 }
 
+// One entry per root besides the file tree that the two sides hold differently
+// (compared by id; what changed inside is its extension's to say).
+Status DiffOtherRoots(DiffSource* a, DiffSource* b, std::vector<DiffEntry>* out) {
+  VEXFS_ASSIGN_OR_RETURN(auto roots_a, a->OtherRoots());
+  VEXFS_ASSIGN_OR_RETURN(auto roots_b, b->OtherRoots());
+  if (!roots_a || !roots_b) return Status::Ok();
+  std::map<std::string, std::pair<std::optional<ObjectId>, std::optional<ObjectId>>> both;
+  for (const auto& [name, id] : *roots_a) both[name].first = id;
+  for (const auto& [name, id] : *roots_b) both[name].second = id;
+  for (const auto& [name, ids] : both) {
+    if (ids.first == ids.second) continue;
+    DiffEntry e{!ids.first    ? DiffEntry::Kind::kAdded
+                : !ids.second ? DiffEntry::Kind::kRemoved
+                              : DiffEntry::Kind::kModified,
+                "", "", FileType::kRegular, name};
+    out->push_back(std::move(e));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::vector<DiffEntry>> DiffTrees(StoreImpl* impl, std::string_view a,
@@ -210,6 +240,7 @@ Result<std::vector<DiffEntry>> DiffTrees(StoreImpl* impl, std::string_view a,
   std::vector<DiffEntry> out;
   Differ differ(source_a.get(), source_b.get());
   VEXFS_RETURN_IF_ERROR(differ.Run(&out));
+  VEXFS_RETURN_IF_ERROR(DiffOtherRoots(source_a.get(), source_b.get(), &out));
   return out;
 }
 

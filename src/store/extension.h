@@ -7,13 +7,19 @@
 //   - subscribes to the change feed (change_feed.h), which tells it durably what
 //     every write transaction changed;
 //   - while attached to an open store (StoreImpl::Attach), contributes gc roots
-//     (objects its records keep alive) and fsck checks of its records.
+//     (objects its records keep alive) and fsck checks of its records;
+//   - if it versions data, adds a root of its own to every snapshot (a node or
+//     chunk object named after it, built from its working state) and rebuilds its
+//     working state from a snapshot's root on restore, so one snapshot covers
+//     files and its data atomically.
 // Table and subscription registrations are durable (meta keys, docs/format.md),
 // so they hold in every process that opens the store, including processes that
 // never load the extension's code. Gc and fsck hooks are code, so they act only
 // where the extension is attached; a store whose registered extension keeps
 // objects alive refuses gc where it is not attached (collecting without its roots
-// would delete its objects).
+// would delete its objects), and one that versions data refuses snapshots,
+// restores and branches from snapshots where it is not attached (they would
+// leave its data out).
 //
 // The rule: the store names no extension's table and includes no extension's
 // code; extensions include this header and store_impl.h, never the reverse.
@@ -23,6 +29,7 @@
 #include <lmdb.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +40,7 @@
 namespace vexfs::internal {
 
 class Txn;
+class TxnScope;
 
 // What the store does with a registered table's records on its own.
 enum class TableScope : uint8_t {
@@ -43,6 +51,10 @@ enum class TableScope : uint8_t {
   // when the working tree is replaced (restore) or the branch deleted, and are
   // copied when the branch's working tree is copied to a new branch.
   kPerInode = 1,
+  // Keys begin with BranchPrefix(branch): one working tree's state. They go when
+  // the working tree is replaced or the branch deleted, and are copied when the
+  // branch's working tree is copied to a new branch.
+  kPerBranch = 2,
 };
 
 struct TableSpec {
@@ -80,6 +92,26 @@ class Extension {
   virtual Status Check(const Txn& txn, FsckReport* report) {
     (void)txn;
     (void)report;
+    return Status::Ok();
+  }
+
+  // Whether it versions data in snapshots (the hooks below). Recorded durably at
+  // Attach like keeps_objects.
+  virtual bool versions_data() const { return false; }
+  // Inside CreateSnapshot's write transaction, on `scope`'s branch: the root of
+  // that branch's current data, an object it has stored (a node or a chunk), or
+  // nullopt when it has none. An error fails the snapshot.
+  virtual Result<std::optional<ObjectId>> SnapshotRoot(TxnScope& scope) {
+    (void)scope;
+    return std::optional<ObjectId>();
+  }
+  // Inside the write transaction of a restore or of a branch made from a
+  // snapshot, after the working tree was replaced (kPerBranch and kPerInode
+  // records of the branch are gone): makes the branch's data that of `root`, the
+  // snapshot's root of this extension (nullopt: the snapshot had none).
+  virtual Status RestoreRoot(TxnScope& scope, const std::optional<ObjectId>& root) {
+    (void)scope;
+    (void)root;
     return Status::Ok();
   }
 };

@@ -2,6 +2,7 @@
 // durable registrations in meta, the open table handles, and the per-inode
 // records the store drops with their inode.
 #include <algorithm>
+#include <map>
 
 #include "store/records.h"
 #include "store/store_impl.h"
@@ -10,7 +11,9 @@ namespace vexfs::internal {
 namespace {
 
 constexpr size_t kMaxExtensionNameBytes = 64;
-constexpr char kKeepsObjects = 1;  // flag bit of an "ext/<name>" record
+// Flag bits of an "ext/<name>" record.
+constexpr char kKeepsObjects = 1;
+constexpr char kVersionsData = 2;
 
 std::string TableMetaKey(std::string_view name) {
   return std::string(kMetaTablePrefix) + std::string(name);
@@ -21,7 +24,7 @@ std::string ExtensionMetaKey(std::string_view name) {
 }
 
 Result<TableScope> DecodeScope(std::string_view key, std::string_view raw) {
-  if (raw.size() != 1 || static_cast<uint8_t>(raw[0]) > 1) {
+  if (raw.size() != 1 || static_cast<uint8_t>(raw[0]) > static_cast<uint8_t>(TableScope::kPerBranch)) {
     return Status::Corruption("store meta '" + std::string(key) + "' is malformed");
   }
   return static_cast<TableScope>(raw[0]);
@@ -142,7 +145,8 @@ Status StoreImpl::Attach(std::shared_ptr<Extension> extension) {
   if (!lmdb_.read_only()) {
     Txn txn;
     VEXFS_RETURN_IF_ERROR(BeginTxn(&txn, /*write=*/true));
-    std::string flags(1, extension->keeps_objects() ? kKeepsObjects : 0);
+    std::string flags(1, static_cast<char>((extension->keeps_objects() ? kKeepsObjects : 0) |
+                                           (extension->versions_data() ? kVersionsData : 0)));
     VEXFS_ASSIGN_OR_RETURN(auto recorded, txn.Get(dbs().meta, ExtensionMetaKey(extension->name())));
     if (!recorded || *recorded != flags) {
       VEXFS_RETURN_IF_ERROR(txn.Put(dbs().meta, ExtensionMetaKey(extension->name()), flags));
@@ -177,16 +181,70 @@ Status DeleteInodeRecords(Txn* txn, const std::vector<RegisteredTable>& tables,
   return Status::Ok();
 }
 
-Status RequireObjectKeepers(const Txn& txn, const StoreImpl& impl) {
+namespace {
+
+// kNotSupported naming the first registered extension with `flag` that is not
+// attached to `impl`; `consequence` says why that matters.
+Status RequireAttached(const Txn& txn, const StoreImpl& impl, char flag, const char* what,
+                       const char* consequence) {
   VEXFS_ASSIGN_OR_RETURN(auto rows, ScanPrefix(txn, impl.dbs().meta, kMetaExtensionPrefix));
   for (const auto& [key, value] : rows) {
     std::string name = key.substr(kMetaExtensionPrefix.size());
-    bool keeps = !value.empty() && (value[0] & kKeepsObjects);
-    if (keeps && impl.FindExtension(name) == nullptr) {
-      return Status::NotSupported("extension '" + name +
-                                  "' keeps objects alive but is not attached here; gc "
-                                  "without its roots would delete them");
+    bool has = !value.empty() && (value[0] & flag);
+    if (has && impl.FindExtension(name) == nullptr) {
+      return Status::NotSupported("extension '" + name + "' " + what +
+                                  " but is not attached here; " + consequence);
     }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RequireObjectKeepers(const Txn& txn, const StoreImpl& impl) {
+  return RequireAttached(txn, impl, kKeepsObjects, "keeps objects alive",
+                         "gc without its roots would delete them");
+}
+
+Status RequireVersioners(const Txn& txn, const StoreImpl& impl) {
+  return RequireAttached(txn, impl, kVersionsData, "versions data in snapshots",
+                         "a snapshot or restore without it would leave its data out");
+}
+
+Result<std::map<std::string, ObjectId>> SnapshotExtensionRoots(TxnScope* scope) {
+  VEXFS_RETURN_IF_ERROR(RequireVersioners(scope->txn(), *scope->impl()));
+  std::map<std::string, ObjectId> roots;
+  for (const auto& extension : scope->impl()->extensions()) {
+    if (!extension->versions_data()) continue;
+    std::string what = "snapshot root of extension '" + extension->name() + "'";
+    auto root = extension->SnapshotRoot(*scope);
+    VEXFS_RETURN_IF_ERROR(root.status().WithContext(what));
+    if (!*root) continue;
+    VEXFS_ASSIGN_OR_RETURN(auto stored, scope->txn().Get(scope->dbs().objects, (*root)->AsBytes()));
+    if (!stored) return Status::InvalidArgument(what + " names object " + (*root)->ToHex() + ", which is not stored");
+    roots[extension->name()] = **root;
+  }
+  return roots;
+}
+
+Status RestoreExtensionRoots(TxnScope* scope, const Commit& commit) {
+  VEXFS_RETURN_IF_ERROR(RequireVersioners(scope->txn(), *scope->impl()));
+  std::map<std::string, std::shared_ptr<Extension>> versioners;
+  for (const auto& extension : scope->impl()->extensions()) {
+    if (extension->versions_data()) versioners[extension->name()] = extension;
+  }
+  for (const auto& [name, id] : commit.roots) {
+    if (!versioners.count(name)) {
+      return Status::NotSupported("the snapshot holds data of extension '" + name +
+                                  "', which is not attached here; restoring without it would lose it");
+    }
+  }
+  for (const auto& [name, extension] : versioners) {
+    auto it = commit.roots.find(name);
+    std::optional<ObjectId> root;
+    if (it != commit.roots.end()) root = it->second;
+    VEXFS_RETURN_IF_ERROR(extension->RestoreRoot(*scope, root).WithContext(
+        "restore data of extension '" + name + "'"));
   }
   return Status::Ok();
 }

@@ -71,12 +71,13 @@ Status MaterializeDir(TxnScope* scope, uint64_t ino, InodeRecord* rec, const Obj
 
 namespace {
 
-// The tables holding working-tree records: the store's and per-inode extensions'.
+// The tables holding working-tree records: the store's, and extensions' per-inode
+// and per-branch ones.
 std::vector<MDB_dbi> WorkingTreeTables(const StoreImpl& impl) {
   const Databases& dbs = impl.dbs();
   std::vector<MDB_dbi> out{dbs.inodes, dbs.dirents, dbs.chunks, dbs.xattrs, dbs.orphans};
   for (const RegisteredTable& t : *impl.tables()) {
-    if (t.scope == TableScope::kPerInode) out.push_back(t.dbi);
+    if (t.scope != TableScope::kGlobal) out.push_back(t.dbi);
   }
   return out;
 }
@@ -114,7 +115,8 @@ Status MaterializeTree(TxnScope* scope, const Commit& commit) {
   root.cached = commit.tree;
   VEXFS_RETURN_IF_ERROR(MaterializeDir(scope, kRootIno, &root, commit.tree, now, 0));
   VEXFS_RETURN_IF_ERROR(scope->PostChange(TreeChangeEntry(scope->branch_id())));
-  return scope->SaveInode(kRootIno, root);
+  VEXFS_RETURN_IF_ERROR(scope->SaveInode(kRootIno, root));
+  return RestoreExtensionRoots(scope, commit);
 }
 
 }  // namespace vexfs::internal

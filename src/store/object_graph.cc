@@ -28,6 +28,13 @@ Status AppendReferences(ObjectType type, std::string_view payload,
       VEXFS_RETURN_IF_ERROR(DecodeCommit(payload, &c));
       out->push_back(c.tree);
       out->insert(out->end(), c.parents.begin(), c.parents.end());
+      for (const auto& [name, id] : c.roots) out->push_back(id);
+      return Status::Ok();
+    }
+    case ObjectType::kNode: {
+      Node n;
+      VEXFS_RETURN_IF_ERROR(DecodeNode(payload, &n));
+      out->insert(out->end(), n.refs.begin(), n.refs.end());
       return Status::Ok();
     }
   }

@@ -20,6 +20,9 @@ namespace vexfs::internal {
 namespace {
 
 constexpr uint8_t kFormatV1 = 1;
+// Commits with roots besides the file tree (store format 2).
+constexpr uint8_t kCommitV2 = 2;
+constexpr size_t kMaxRootNameBytes = 64;
 // Encodings 0 and 1 are checked on read by recomputing the SHA-256 id. 2 and 3
 // are the same bodies after an XXH3-64 checksum of the payload, seeded with the
 // id: a read checks that at memory speed (SHA-256 costs more than the rest of a
@@ -199,7 +202,7 @@ Status DecodeTree(std::string_view payload, Tree* t) {
 
 std::string EncodeCommit(const Commit& c) {
   Encoder e;
-  e.PutU8(kFormatV1);
+  e.PutU8(c.roots.empty() ? kFormatV1 : kCommitV2);
   e.PutId(c.tree);
   PutEntry(&e, c.root);
   e.PutVarint(c.parents.size());
@@ -208,15 +211,44 @@ std::string EncodeCommit(const Commit& c) {
   e.PutBytes(c.branch);
   e.PutBytes(c.message);
   PutXattrs(&e, c.meta);
+  if (c.roots.empty()) return e.Take();
+  e.PutVarint(c.roots.size());
+  for (const auto& [name, id] : c.roots) {
+    e.PutBytes(name);
+    e.PutId(id);
+  }
   return e.Take();
 }
+
+namespace {
+
+// Roots: names 1-64 bytes, strictly increasing, each with an id.
+bool GetRoots(Decoder* d, std::map<std::string, ObjectId>* roots) {
+  uint64_t n;
+  if (!d->GetVarint(&n) || n == 0 || n > d->remaining() / 34) return false;
+  std::string previous;
+  for (uint64_t i = 0; i < n; ++i) {
+    std::string_view name;
+    ObjectId id;
+    if (!d->GetBytes(&name) || name.empty() || name.size() > kMaxRootNameBytes ||
+        (i > 0 && !(previous < name)) || !d->GetId(&id)) {
+      return false;
+    }
+    previous = std::string(name);
+    (*roots)[previous] = id;
+  }
+  return true;
+}
+
+}  // namespace
 
 Status DecodeCommit(std::string_view payload, Commit* c) {
   Decoder d(payload);
   uint8_t version;
   uint64_t n;
-  if (!d.GetU8(&version) || version != kFormatV1 || !d.GetId(&c->tree) ||
-      !GetEntry(&d, &c->root) || !d.GetVarint(&n) || n > d.remaining() / 32) {
+  if (!d.GetU8(&version) || (version != kFormatV1 && version != kCommitV2) ||
+      !d.GetId(&c->tree) || !GetEntry(&d, &c->root) || !d.GetVarint(&n) ||
+      n > d.remaining() / 32) {
     return Malformed("commit");
   }
   c->parents.resize(n);
@@ -225,11 +257,40 @@ Status DecodeCommit(std::string_view payload, Commit* c) {
   }
   std::string_view branch, message;
   if (!d.GetSignedVarint(&c->time) || !d.GetBytes(&branch) || !d.GetBytes(&message) ||
-      !GetXattrs(&d, &c->meta) || !d.done()) {
+      !GetXattrs(&d, &c->meta)) {
     return Malformed("commit");
   }
+  c->roots.clear();
+  if ((version == kCommitV2 && !GetRoots(&d, &c->roots)) || !d.done()) return Malformed("commit");
   c->branch = std::string(branch);
   c->message = std::string(message);
+  return Status::Ok();
+}
+
+std::string EncodeNode(const Node& n) {
+  Encoder e;
+  e.PutU8(kFormatV1);
+  e.PutVarint(n.refs.size());
+  for (const ObjectId& id : n.refs) e.PutId(id);
+  e.PutBytes(n.data);
+  return e.Take();
+}
+
+Status DecodeNode(std::string_view payload, Node* n) {
+  Decoder d(payload);
+  uint8_t version;
+  uint64_t count;
+  if (!d.GetU8(&version) || version != kFormatV1 || !d.GetVarint(&count) ||
+      count > d.remaining() / 32) {
+    return Malformed("node");
+  }
+  n->refs.resize(count);
+  for (ObjectId& id : n->refs) {
+    if (!d.GetId(&id)) return Malformed("node");
+  }
+  std::string_view data;
+  if (!d.GetBytes(&data) || !d.done()) return Malformed("node");
+  n->data = std::string(data);
   return Status::Ok();
 }
 
@@ -327,7 +388,7 @@ Status VerifyStoredRange(const ObjectId& id, std::string_view stored, ObjectType
   if (!d.GetU8(&tag) || !d.GetU8(&encoding)) {
     return Status::Corruption(Named(id) + " is truncated");
   }
-  if (tag != 'c' && tag != 'f' && tag != 't' && tag != 'm') {
+  if (tag != 'c' && tag != 'f' && tag != 't' && tag != 'm' && tag != 'n') {
     return Status::Corruption(Named(id) + " has an unknown type tag");
   }
   *type = static_cast<ObjectType>(tag);

@@ -24,7 +24,17 @@ enum class ObjectType : uint8_t {
   kChunk = 'c',     // raw file bytes (or a symlink's target)
   kManifest = 'f',  // a file: size, chunk ids, xattrs
   kTree = 't',      // a directory: sorted entries, xattrs
-  kCommit = 'm',    // a snapshot: root tree, parents, time, message, metadata
+  kCommit = 'm',    // a snapshot: root tree, other roots, parents, time, message, metadata
+  kNode = 'n',      // an extension's versioned data: references to other objects + bytes
+};
+
+// An extension's versioned data (extension.h): the objects it references (gc
+// keeps them, fsck checks them) and bytes only the extension reads. Extensions
+// build their snapshot roots from nodes and chunks, so the store can collect and
+// verify them without the extension's code.
+struct Node {
+  std::vector<ObjectId> refs;
+  std::string data;
 };
 
 struct Manifest {
@@ -60,6 +70,9 @@ struct Commit {
   std::string branch;
   std::string message;
   std::map<std::string, std::string> meta;
+  // Roots besides the file tree: extension name -> its data's root object (a
+  // node or a chunk). A commit with none is encoded as format 1 was.
+  std::map<std::string, ObjectId> roots;
 };
 
 std::string EncodeManifest(const Manifest& m);
@@ -68,6 +81,8 @@ std::string EncodeCommit(const Commit& c);
 Status DecodeManifest(std::string_view payload, Manifest* m);
 Status DecodeTree(std::string_view payload, Tree* t);
 Status DecodeCommit(std::string_view payload, Commit* c);
+std::string EncodeNode(const Node& n);
+Status DecodeNode(std::string_view payload, Node* n);
 
 // The id an object of `type` with `payload` has: SHA-256(type byte || payload).
 ObjectId ComputeObjectId(ObjectType type, std::string_view payload);

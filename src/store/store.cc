@@ -107,6 +107,7 @@ Result<CommitInfo> MakeCommitInfo(TxnScope* scope, const ObjectId& id,
   info.branch = c.branch;
   info.message = c.message;
   info.meta = c.meta;
+  info.roots = c.roots;
   auto it = names.find(id);
   if (it != names.end()) info.names = it->second;
   return info;
@@ -313,6 +314,7 @@ Result<CommitInfo> Store::CreateSnapshot(std::string_view name, std::string_view
   commit.tree = tree;
   commit.root = internal::TreeEntry{"", FileType::kDirectory, root.mode, root.uid, root.gid,
                                     root.mtime, 0, tree};
+  VEXFS_ASSIGN_OR_RETURN(commit.roots, internal::SnapshotExtensionRoots(&scope));
   if (scope.branch().head) commit.parents.push_back(*scope.branch().head);
   commit.time = NowNs();
   commit.branch = scope.branch_name();

@@ -4,6 +4,7 @@
 #ifndef VEXFS_STORE_STORE_IMPL_H_
 #define VEXFS_STORE_STORE_IMPL_H_
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -70,6 +71,8 @@ Status DeleteInodeRecords(Txn* txn, const std::vector<RegisteredTable>& tables,
 // kNotSupported if a registered extension that keeps objects alive is not
 // attached to `impl` (gc must not run without its roots).
 Status RequireObjectKeepers(const Txn& txn, const StoreImpl& impl);
+// kNotSupported if a registered extension that versions data is not attached.
+Status RequireVersioners(const Txn& txn, const StoreImpl& impl);
 
 // Refs: HEAD, branches and snapshot names.
 Result<std::string> ReadHead(const Txn& txn, const Databases& dbs);
@@ -165,8 +168,16 @@ class TxnScope {
 // Builds the tree object of the working tree rooted at kRootIno, reusing cached
 // ids of clean inodes and caching new ones. Returns the root tree id.
 Result<ObjectId> WriteWorkingTree(TxnScope* scope);
-// Replaces the scope's working tree with the content of `root_tree` (clean).
+// Replaces the scope's working tree with the content of `commit` (clean), and
+// each versioning extension's data with the commit's root for it.
 Status MaterializeTree(TxnScope* scope, const Commit& commit);
+// The roots of versioning extensions' data for a snapshot of the scope's branch
+// (Extension::SnapshotRoot); kNotSupported if one is registered but not attached.
+Result<std::map<std::string, ObjectId>> SnapshotExtensionRoots(TxnScope* scope);
+// Gives each versioning extension the commit's root for it (Extension::RestoreRoot).
+// kNotSupported if one is registered but not attached, or if the commit holds
+// a root of an extension that is not attached.
+Status RestoreExtensionRoots(TxnScope* scope, const Commit& commit);
 // Removes every working-tree record of branch `id`, per-inode extension records
 // included.
 Status ClearWorkingTree(Txn* txn, const StoreImpl& impl, uint32_t id);

@@ -8,7 +8,9 @@
 namespace vexfs::internal::fuzz {
 namespace {
 
-enum Selector : uint8_t { kInode, kBranch, kDirent, kManifest, kTree, kCommit, kStored, kCount };
+enum Selector : uint8_t {
+  kInode, kBranch, kDirent, kManifest, kTree, kCommit, kStored, kNode, kCount
+};
 
 // Decode, encode, decode again: the second encoding must equal the first.
 template <typename T, typename DecodeFn, typename EncodeFn>
@@ -79,6 +81,7 @@ std::string CheckStoreRecord(std::string_view bytes, bool* decoded) {
     case kManifest: return RoundTrip<Manifest>(in, DecodeManifest, EncodeManifest, "manifest", decoded);
     case kTree: return RoundTrip<Tree>(in, DecodeTree, EncodeTree, "tree", decoded);
     case kCommit: return RoundTrip<Commit>(in, DecodeCommit, EncodeCommit, "commit", decoded);
+    case kNode: return RoundTrip<Node>(in, DecodeNode, EncodeNode, "node", decoded);
     default: return CheckStored(in, decoded);
   }
 }
@@ -110,6 +113,11 @@ std::vector<std::string> StoreRecordSeeds() {
   commit.branch = "main";
   commit.message = "m";
   commit.meta = {{"k", "v"}};
+  Commit with_roots = commit;  // format 2: roots besides the file tree
+  with_roots.roots = {{"graph", Sha256Of("graph root")}, {"journal", Sha256Of("journal")}};
+  Node node;
+  node.refs = {Sha256Of("line 1"), Sha256Of("line 2")};
+  node.data = "opaque extension bytes";
   // A stored chunk as the object table writes it, raw and compressed, in one
   // page (one checksum) and in several (a checksum per page).
   std::string stored_seeds[4];
@@ -130,8 +138,9 @@ std::vector<std::string> StoreRecordSeeds() {
   return {with(kInode, EncodeInode(dev)),      with(kInode, EncodeInode(link)),
           with(kBranch, EncodeBranch(branch)), with(kDirent, EncodeDirent({9, FileType::kSocket})),
           with(kManifest, EncodeManifest(manifest)), with(kTree, EncodeTree(tree)),
-          with(kCommit, EncodeCommit(commit)), stored_seeds[0], stored_seeds[1],
-          stored_seeds[2], stored_seeds[3]};
+          with(kCommit, EncodeCommit(commit)), with(kCommit, EncodeCommit(with_roots)),
+          with(kNode, EncodeNode(node)), with(kNode, EncodeNode({})), stored_seeds[0],
+          stored_seeds[1], stored_seeds[2], stored_seeds[3]};
 }
 
 }  // namespace vexfs::internal::fuzz

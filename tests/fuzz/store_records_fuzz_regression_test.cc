@@ -16,7 +16,7 @@ namespace {
 
 TEST(StoreRecordsFuzzTest, SeedsDecodeAndTheirDamageIsRefusedOrConsistent) {
   auto seeds = StoreRecordSeeds();
-  ASSERT_EQ(seeds.size(), 11u);
+  ASSERT_EQ(seeds.size(), 14u);
   for (const std::string& seed : seeds) {
     bool decoded = false;
     EXPECT_EQ(CheckStoreRecord(seed, &decoded), "");

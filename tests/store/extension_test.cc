@@ -3,8 +3,9 @@
 // are: registered tables that survive reopening, records written in the store's
 // own transaction (kept or lost with the edit, also when the process dies),
 // per-inode records that follow their inode through unlink, branch copy, restore
-// and branch deletion, the change feed with two independent subscribers, and gc
-// roots and fsck checks.
+// and branch deletion, the change feed with two independent subscribers, gc
+// roots and fsck checks; and a versioning "journal" extension whose data every
+// snapshot carries as a root of its own beside the file tree.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 
 #include "store/change_feed.h"
 #include "store/extension.h"
+#include "store/journal_extension.h"
 #include "store/store_impl.h"
 #include "test_util.h"
 #include "vexfs/store.h"
@@ -381,6 +383,112 @@ TEST_F(ExtensionTest, FsckRunsTheExtensionsCheckAndChecksItsRoots) {
   std::string all = ::testing::PrintToString(report.problems);
   EXPECT_NE(all.find("notes: root 'broken' is malformed"), std::string::npos) << all;
   EXPECT_NE(all.find("extension 'notes' references missing object 0707"), std::string::npos) << all;
+}
+
+// Snapshots carry the journal beside the files; restore, branches from snapshots
+// and diff see both; gc keeps what only a snapshot's journal root reaches.
+TEST_F(ExtensionTest, SnapshotsCarryAnExtensionsDataBesideTheFiles) {
+  ASSIGN_OR_FAIL(auto journal, test::JournalExtension::AttachTo(impl()));
+  auto tree = store_->Tree();
+  ASSERT_OK(tree.status());
+  ASSERT_OK(test::PutFile(tree->get(), "plan.md", "plan A"));
+  ASSIGN_OR_FAIL(CommitInfo s0, store_->CreateSnapshot("s0", "files only", {}));
+  EXPECT_TRUE(s0.roots.empty()) << "an empty journal adds no root";
+  ASSERT_OK(journal->Write(store_.get(), {"turn 1: user asked for plan A", "fact: budget 10"}));
+  ASSIGN_OR_FAIL(CommitInfo s1, store_->CreateSnapshot("s1", "plan A", {}));
+  ASSERT_EQ(s1.roots.size(), 1u);
+  ASSERT_TRUE(s1.roots.count("journal"));
+  ASSERT_OK(test::PutFile(tree->get(), "plan.md", "plan B"));
+  ASSERT_OK(journal->Write(store_.get(), {"turn 2: re-planned", "fact: budget 20"}));
+  ASSIGN_OR_FAIL(CommitInfo s2, store_->CreateSnapshot("s2", "plan B", {}));
+  EXPECT_NE(s2.roots.at("journal"), s1.roots.at("journal"));
+  ASSIGN_OR_FAIL(auto log, store_->Log());
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_EQ(log[1].roots, s1.roots);
+
+  // Diff: file changes, and the journal root added, then modified.
+  ASSIGN_OR_FAIL(auto added, store_->Diff("s0", "s1"));
+  ASSERT_EQ(added.size(), 1u);
+  EXPECT_EQ(added[0].root, "journal");
+  EXPECT_EQ(added[0].kind, DiffEntry::Kind::kAdded);
+  ASSIGN_OR_FAIL(auto changed, store_->Diff("s1", "s2"));
+  ASSERT_EQ(changed.size(), 2u);
+  EXPECT_EQ(changed[0].path, "plan.md");
+  EXPECT_EQ(changed[1].root, "journal");
+  EXPECT_EQ(changed[1].kind, DiffEntry::Kind::kModified);
+  ASSIGN_OR_FAIL(auto removed, store_->Diff("s2", "s0"));
+  EXPECT_EQ(removed.back().kind, DiffEntry::Kind::kRemoved);
+
+  // Restore brings back both, in one transaction.
+  ASSERT_OK(store_->Restore("s1"));
+  ASSIGN_OR_FAIL(auto lines, journal->Read(store_.get()));
+  EXPECT_EQ(lines, (std::vector<std::string>{"turn 1: user asked for plan A", "fact: budget 10"}));
+  ASSIGN_OR_FAIL(std::string plan, (*tree)->ReadAll("plan.md"));
+  EXPECT_EQ(plan, "plan A");
+  ASSERT_OK(store_->Restore("s0"));
+  ASSIGN_OR_FAIL(lines, journal->Read(store_.get()));
+  EXPECT_TRUE(lines.empty()) << "a snapshot without a journal root restores an empty journal";
+
+  // A branch from a snapshot starts with that snapshot's journal; one from the
+  // working tree with a copy of the working journal.
+  ASSERT_OK(store_->CreateBranch("from_s2", std::string("s2")));
+  ASSIGN_OR_FAIL(lines, journal->Read(store_.get(), "from_s2"));
+  EXPECT_EQ(lines, (std::vector<std::string>{"turn 2: re-planned", "fact: budget 20"}));
+  ASSERT_OK(journal->Write(store_.get(), {"working line"}));
+  ASSERT_OK(store_->CreateBranch("copy", std::nullopt));
+  ASSIGN_OR_FAIL(lines, journal->Read(store_.get(), "copy"));
+  EXPECT_EQ(lines, std::vector<std::string>{"working line"});
+
+  // Only snapshot s2's journal root reaches its lines: gc keeps them, fsck walks them.
+  ASSERT_OK(store_->DeleteBranch("from_s2"));
+  ASSERT_OK(store_->Gc().status());
+  ASSIGN_OR_FAIL(FsckReport fsck, store_->Fsck());
+  EXPECT_TRUE(fsck.ok()) << ::testing::PrintToString(fsck.problems);
+  ASSERT_OK(store_->Restore("s2"));
+  ASSIGN_OR_FAIL(lines, journal->Read(store_.get()));
+  EXPECT_EQ(lines, (std::vector<std::string>{"turn 2: re-planned", "fact: budget 20"}));
+}
+
+// Where the versioning extension is not attached, nothing that would leave its
+// data out runs; reading snapshots and gc still do.
+TEST_F(ExtensionTest, WithoutTheVersioningExtensionSnapshotsAndRestoresRefuse) {
+  {
+    ASSIGN_OR_FAIL(auto journal, test::JournalExtension::AttachTo(impl()));
+    ASSERT_OK(journal->Write(store_.get(), {"remember this"}));
+    ASSERT_OK(store_->CreateSnapshot("s1", "", {}).status());
+  }
+  store_.reset();
+  store_ = test::OpenStoreOrDie(path());
+  EXPECT_CODE(store_->CreateSnapshot("s2", "", {}), StatusCode::kNotSupported);
+  EXPECT_CODE(store_->Restore("s1"), StatusCode::kNotSupported);
+  EXPECT_CODE(store_->CreateBranch("b", std::string("s1")), StatusCode::kNotSupported);
+  ASSIGN_OR_FAIL(auto snapshots, store_->ListSnapshots());
+  EXPECT_EQ(snapshots.size(), 1u);
+  ASSERT_OK(store_->Gc().status());
+  ASSIGN_OR_FAIL(auto journal, test::JournalExtension::AttachTo(impl()));
+  ASSERT_OK(journal->Write(store_.get(), {}));
+  ASSERT_OK(store_->Restore("s1"));
+  ASSIGN_OR_FAIL(auto lines, journal->Read(store_.get()));
+  EXPECT_EQ(lines, std::vector<std::string>{"remember this"});
+}
+
+// A commit whose journal root is gone is a problem fsck names.
+TEST_F(ExtensionTest, FsckFollowsEveryRootOfACommit) {
+  ASSIGN_OR_FAIL(auto journal, test::JournalExtension::AttachTo(impl()));
+  ASSERT_OK(journal->Write(store_.get(), {"a line"}));
+  ASSIGN_OR_FAIL(CommitInfo s1, store_->CreateSnapshot("s1", "", {}));
+  ObjectId root = s1.roots.at("journal");
+  {
+    Txn txn;
+    ASSERT_OK(impl()->BeginTxn(&txn, true));
+    ASSIGN_OR_FAIL(bool deleted, txn.Delete(impl()->dbs().objects, root.AsBytes()));
+    EXPECT_TRUE(deleted);
+    ASSERT_OK(txn.Commit());
+  }
+  ASSIGN_OR_FAIL(FsckReport report, store_->Fsck());
+  std::string all = ::testing::PrintToString(report.problems);
+  EXPECT_NE(all.find("references missing object " + root.ToHex()), std::string::npos) << all;
+  EXPECT_CODE(store_->Restore("s1"), StatusCode::kNotFound);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 // clean fsck; then that the store takes new writes and snapshots and reopens.
 #include <filesystem>
 
+#include "store/journal_extension.h"
 #include "store/store_impl.h"
 #include "test_util.h"
 #include "vexfs/index.h"
@@ -183,6 +184,35 @@ TEST_F(FormatUpgradeTest, TakesNewWorkAndReopens) {
   EXPECT_EQ(log[1].names, std::vector<std::string>{"second"});
   ASSIGN_OR_FAIL(FsckReport fsck, store->Fsck({}));
   EXPECT_TRUE(fsck.ok()) << ::testing::PrintToString(fsck.problems);
+}
+
+// Format 2 commits name roots besides the file tree. On an upgraded store, a
+// versioning extension's data joins the next snapshot; the old snapshots, which
+// have no such root, diff and restore against it.
+TEST_F(FormatUpgradeTest, NewSnapshotsCarryMoreRootsThanTheOldOnes) {
+  auto store = OpenStoreOrDie(path());
+  ASSIGN_OR_FAIL(auto journal, test::JournalExtension::AttachTo(store->impl()));
+  ASSERT_OK(journal->Write(store.get(), {"learned after the upgrade"}));
+  ASSIGN_OR_FAIL(CommitInfo third, store->CreateSnapshot("third", "with a journal", {}));
+  ASSERT_EQ(third.roots.count("journal"), 1u);
+  ASSIGN_OR_FAIL(auto diff, store->Diff("second", "third"));
+  ASSERT_FALSE(diff.empty());
+  EXPECT_EQ(diff.back().root, "journal");
+  EXPECT_EQ(diff.back().kind, DiffEntry::Kind::kAdded);
+  ASSERT_OK(store->Restore("first"));
+  ASSIGN_OR_FAIL(auto lines, journal->Read(store.get()));
+  EXPECT_TRUE(lines.empty());
+  EXPECT_EQ(Dump(*store, "")["notes/lighthouse.md"],
+            "file:The lighthouse keeper trims the wick at dusk.\n");
+  ASSERT_OK(store->Restore("third"));
+  ASSIGN_OR_FAIL(lines, journal->Read(store.get()));
+  EXPECT_EQ(lines, std::vector<std::string>{"learned after the upgrade"});
+  ASSERT_OK(store->Gc().status());
+  ASSIGN_OR_FAIL(FsckReport fsck, store->Fsck({}));
+  EXPECT_TRUE(fsck.ok()) << ::testing::PrintToString(fsck.problems);
+  ASSIGN_OR_FAIL(auto log, store->Log("third"));
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_TRUE(log[1].roots.empty());
 }
 
 }  // namespace

@@ -148,6 +148,10 @@ void AddDiff(CLI::App& app, Context& ctx) {
       }
       static const char kLetters[] = {'A', 'D', 'M', 'R', 'T'};
       std::cout << kLetters[static_cast<int>(e.kind)] << "  ";
+      if (!e.root.empty()) {
+        std::cout << "(" << e.root << " data)\n";
+        continue;
+      }
       if (e.kind == DiffEntry::Kind::kRenamed) std::cout << e.old_path << " -> ";
       std::cout << e.path << (e.type == FileType::kDirectory ? "/" : "") << "\n";
     }
