@@ -14,7 +14,11 @@
 //     files and its data atomically.
 // Table and subscription registrations are durable (meta keys, docs/format.md),
 // so they hold in every process that opens the store, including processes that
-// never load the extension's code. Gc and fsck hooks are code, so they act only
+// never load the extension's code. A process sees new subscriptions at its next
+// write, but tables registered by another process only at its next open: an
+// extension registers its tables when the store is created or first opened with
+// it, before other processes write (a process that opened the store earlier would
+// leave that extension's per-inode and per-branch records of what it deletes). Gc and fsck hooks are code, so they act only
 // where the extension is attached; a store whose registered extension keeps
 // objects alive refuses gc where it is not attached (collecting without its roots
 // would delete its objects), and one that versions data refuses snapshots,

@@ -79,8 +79,7 @@ Result<std::vector<MDB_dbi>> StoreImpl::RegisterTables(const std::vector<TableSp
   bool write = !lmdb_.read_only();
   Txn txn;
   VEXFS_RETURN_IF_ERROR(BeginTxn(&txn, write));
-  auto tables = std::make_shared<std::vector<RegisteredTable>>(
-      tables_ ? *tables_ : std::vector<RegisteredTable>{});
+  auto tables = std::make_shared<std::vector<RegisteredTable>>(*tables_);
   std::vector<MDB_dbi> out;
   for (const TableSpec& spec : specs) {
     std::string key = TableMetaKey(spec.name);
@@ -130,7 +129,6 @@ Status StoreImpl::DropUnregisteredTable(std::string_view name) {
 
 std::shared_ptr<const std::vector<RegisteredTable>> StoreImpl::tables() const {
   std::lock_guard<std::mutex> lock(registry_mu_);
-  if (!tables_) return std::make_shared<const std::vector<RegisteredTable>>();
   return tables_;
 }
 

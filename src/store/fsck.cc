@@ -1,9 +1,11 @@
-// fsck: verifies every object (hash, decoding, references), every ref and every
-// working-tree record. Problems are collected as sentences; nothing here fails
+// fsck: verifies every object (hash, decoding, references), every ref, every
+// working-tree record and the change feed; then each attached extension's own
+// check. Problems are collected as sentences; nothing here fails
 // because the store is bad, only because it cannot be read at all.
 #include <unordered_map>
 #include <unordered_set>
 
+#include "store/change_feed.h"
 #include "store/object_graph.h"
 #include "store/store_impl.h"
 
@@ -20,7 +22,8 @@ class Checker {
   Status Run() {
     VEXFS_RETURN_IF_ERROR(CheckObjects());
     VEXFS_RETURN_IF_ERROR(CheckRefs());
-    return CheckWorkingTrees();
+    VEXFS_RETURN_IF_ERROR(CheckWorkingTrees());
+    return CheckFeed();
   }
 
   void ExpectObject(const ObjectId& id, const std::string& holder) {
@@ -184,6 +187,26 @@ class Checker {
                 ", which has no content");
       }
       ExpectObject(ObjectId::FromBytes(value), where);
+    }
+    return Status::Ok();
+  }
+
+  // Every change-feed entry belongs to a subscriber and carries an 8-byte stamp.
+  Status CheckFeed() {
+    VEXFS_ASSIGN_OR_RETURN(auto subscribers, ListSubscribers(txn_, dbs_));
+    std::unordered_set<std::string> prefixes;
+    for (uint16_t id : subscribers) prefixes.insert(FeedSubscription(dbs_.feed, id).prefix());
+    Cursor cursor;
+    VEXFS_RETURN_IF_ERROR(cursor.Open(txn_, dbs_.feed));
+    VEXFS_ASSIGN_OR_RETURN(bool more, cursor.First());
+    while (more) {
+      std::string_view key = cursor.key();
+      if (key.size() < 3 || !prefixes.count(std::string(key.substr(0, 2)))) {
+        Problem("the change feed holds an entry of no subscriber");
+      } else if (cursor.value().size() != 8) {
+        Problem("a change-feed entry has a malformed stamp");
+      }
+      VEXFS_ASSIGN_OR_RETURN(more, cursor.Next());
     }
     return Status::Ok();
   }

@@ -76,7 +76,8 @@ namespace {
 std::vector<MDB_dbi> WorkingTreeTables(const StoreImpl& impl) {
   const Databases& dbs = impl.dbs();
   std::vector<MDB_dbi> out{dbs.inodes, dbs.dirents, dbs.chunks, dbs.xattrs, dbs.orphans};
-  for (const RegisteredTable& t : *impl.tables()) {
+  auto tables = impl.tables();  // held: a range-for over *impl.tables() would outlive it
+  for (const RegisteredTable& t : *tables) {
     if (t.scope != TableScope::kGlobal) out.push_back(t.dbi);
   }
   return out;

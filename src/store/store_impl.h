@@ -61,7 +61,8 @@ class StoreImpl {
   LmdbEnv lmdb_;
   // Serialises mdb_dbi_open: LMDB allows one transaction at a time to use it.
   mutable std::mutex registry_mu_;
-  std::shared_ptr<const std::vector<RegisteredTable>> tables_;  // guarded by registry_mu_
+  std::shared_ptr<const std::vector<RegisteredTable>> tables_ =  // guarded by registry_mu_
+      std::make_shared<const std::vector<RegisteredTable>>();
   std::vector<std::shared_ptr<Extension>> extensions_;          // guarded by registry_mu_
 };
 

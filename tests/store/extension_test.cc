@@ -472,6 +472,27 @@ TEST_F(ExtensionTest, WithoutTheVersioningExtensionSnapshotsAndRestoresRefuse) {
   EXPECT_EQ(lines, std::vector<std::string>{"remember this"});
 }
 
+// Damage to the change feed is reported, not fatal.
+TEST_F(ExtensionTest, FsckReportsAStrayOrDamagedFeedEntry) {
+  FeedSubscription sub = Subscribe("checked");
+  ASSERT_OK(test::PutFile(store_->Tree()->get(), "a.txt", "a"));
+  ASSIGN_OR_FAIL(FsckReport clean, store_->Fsck());
+  EXPECT_TRUE(clean.ok()) << ::testing::PrintToString(clean.problems);
+  {
+    Txn txn;
+    ASSERT_OK(impl()->BeginTxn(&txn, true));
+    ASSERT_OK(txn.Put(impl()->dbs().feed, FeedSubscription(impl()->dbs().feed, 0x7777).Key("f123"),
+                      std::string(8, '\0')));
+    ASSERT_OK(txn.Put(sub.table(), sub.Key(internal::TreeChangeEntry(kMain)), "short"));
+    ASSERT_OK(txn.Commit());
+  }
+  ASSIGN_OR_FAIL(FsckReport report, store_->Fsck());
+  std::string all = ::testing::PrintToString(report.problems);
+  ASSERT_EQ(report.problems.size(), 2u) << all;
+  EXPECT_NE(all.find("entry of no subscriber"), std::string::npos) << all;
+  EXPECT_NE(all.find("malformed stamp"), std::string::npos) << all;
+}
+
 // A commit whose journal root is gone is a problem fsck names.
 TEST_F(ExtensionTest, FsckFollowsEveryRootOfACommit) {
   ASSIGN_OR_FAIL(auto journal, test::JournalExtension::AttachTo(impl()));
