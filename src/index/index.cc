@@ -70,6 +70,7 @@ constexpr size_t kCachedFilters = 8;
 // Key in the models table of the embedder spec the user chose (search_tables.cc
 // moves a format-1 store's setting there).
 constexpr std::string_view kEmbedderKey = "embedder";
+constexpr std::string_view kLegacyEmbedderKey = "ix_embedder";  // format 1, in meta
 
 // The embedder the store records; without a record, the default of the release
 // that indexed it: a store with "hash-384" vectors but no record was indexed when
@@ -78,6 +79,9 @@ Result<std::string> StoredEmbedderSpec(internal::StoreImpl* impl, const IndexTab
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
   VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(ix.models, kEmbedderKey));
+  if (raw) return std::string(*raw);
+  // A format-1 store on read-only media keeps the setting where format 1 did.
+  VEXFS_ASSIGN_OR_RETURN(raw, txn.Get(impl->dbs().meta, kLegacyEmbedderKey));
   if (raw) return std::string(*raw);
   VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(txn, ix));
   for (const ModelRecord& m : models) {

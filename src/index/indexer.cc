@@ -1,6 +1,8 @@
 // Draining the indexing queue: read, embed outside any transaction, apply.
 #include "index/indexer.h"
 
+#include <algorithm>
+#include <chrono>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -184,6 +186,7 @@ Status Indexer::EnsureLexicalModel() {
 
 Result<size_t> Indexer::RunBatch() {
   VEXFS_RETURN_IF_ERROR(EnsureModel().status());
+  VEXFS_RETURN_IF_ERROR(AdoptLegacyQueue(impl_, ix_));
   Batch batch;
   {
     Txn txn;
@@ -224,16 +227,25 @@ Status Indexer::Drain(const ProgressFn& progress, const std::function<bool()>& s
   uint64_t local = 0;
   uint64_t& handled = handled_out ? *handled_out : local;
   handled = 0;
+  // Counting what is left walks the work set, so it is counted at most every
+  // half second (counting after every batch would make a long drain quadratic);
+  // in between, the estimate shrinks by what was handled.
+  constexpr auto kRecount = std::chrono::milliseconds(500);
+  auto counted_at = std::chrono::steady_clock::time_point{};
+  uint64_t total = 0;
   while (!stop || !stop()) {
     VEXFS_ASSIGN_OR_RETURN(size_t n, RunBatch());
     if (n == 0) break;
     handled += n;
-    if (progress) {
+    if (!progress) continue;
+    if (std::chrono::steady_clock::now() - counted_at >= kRecount) {
       Txn txn;
       VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
       VEXFS_ASSIGN_OR_RETURN(uint64_t left, ix_.work.Pending(txn));
-      progress(handled, handled + left);
+      total = handled + left;
+      counted_at = std::chrono::steady_clock::now();
     }
+    progress(handled, std::max(total, handled));
   }
   return Status::Ok();
 }

@@ -13,9 +13,8 @@ namespace {
 using internal::Txn;
 
 constexpr char kExtensionName[] = "search";
-// Left by format-1 stores: the old queue table and the old home of the index
-// generation (now a key of the models table). Dropped at the first subscription.
-constexpr char kLegacyQueueTable[] = "ix_queue";
+// Left by format-1 stores in the store's meta table: the old homes of the index
+// generation and of the embedder spec (now keys of the models table).
 constexpr std::string_view kLegacyGenerationKey = "ix_generation";
 constexpr std::string_view kLegacyEmbedderKey = "ix_embedder";  // now "embedder" in ix_models
 constexpr std::string_view kEmbedderKey = "embedder";
@@ -35,7 +34,8 @@ std::vector<internal::TableSpec> TableSpecs() {
           {"ix_models", TableScope::kGlobal},
           {"ix_passages", TableScope::kGlobal},
           {"ix_vectors", TableScope::kGlobal},
-          {"ix_vector_keys", TableScope::kGlobal}};
+          {"ix_vector_keys", TableScope::kGlobal},
+          {"ix_queue", TableScope::kGlobal}};
 }
 
 // The index's fsck check: its records decode, and passages name vectors that
@@ -124,7 +124,7 @@ Status MoveLegacyMeta(Txn* txn, const internal::Databases& dbs, const IndexTable
 }
 
 // Subscribes the index to the change feed; a new subscription queues every view
-// (it missed what came before) and drops what a format-1 store kept elsewhere.
+// (it missed what came before) and moves what a format-1 store kept in meta.
 Result<internal::FeedSubscription> SubscribeToChanges(internal::StoreImpl* impl,
                                                       const IndexTables& ix) {
   const internal::Databases& dbs = impl->dbs();
@@ -144,7 +144,6 @@ Result<internal::FeedSubscription> SubscribeToChanges(internal::StoreImpl* impl,
   VEXFS_RETURN_IF_ERROR(QueueEveryView(&txn, dbs, with_work, /*forget_indexed=*/false));
   VEXFS_RETURN_IF_ERROR(MoveLegacyMeta(&txn, dbs, ix));
   VEXFS_RETURN_IF_ERROR(txn.Commit());
-  VEXFS_RETURN_IF_ERROR(impl->DropUnregisteredTable(kLegacyQueueTable));
   return work;
 }
 
@@ -156,6 +155,7 @@ Result<IndexTables> RegisterSearchTables(internal::StoreImpl* impl) {
   ix.passages = dbis[2];
   ix.vectors = dbis[3];
   ix.vector_keys = dbis[4];
+  ix.legacy_queue = dbis[5];
   VEXFS_ASSIGN_OR_RETURN(ix.work, SubscribeToChanges(impl, ix));
   return ix;
 }
@@ -183,6 +183,42 @@ Result<IndexTables> SearchTables(internal::StoreImpl* impl) {
   }
   VEXFS_RETURN_IF_ERROR(st);
   return ix;
+}
+
+namespace {
+
+// Moves up to `limit` format-1 queue entries in `txn`. The cursor lives only
+// here: LMDB frees a write transaction's cursors at commit.
+Status MoveLegacyEntries(Txn* txn, const IndexTables& ix, size_t limit) {
+  internal::Cursor cursor;
+  VEXFS_RETURN_IF_ERROR(cursor.Open(*txn, ix.legacy_queue));
+  VEXFS_ASSIGN_OR_RETURN(bool more, cursor.First());
+  for (size_t moved = 0; more && moved < limit; ++moved) {
+    // Format-1 queue keys are the feed's entries: the same kinds, the same bytes.
+    VEXFS_RETURN_IF_ERROR(ix.work.Post(txn, cursor.key()));
+    VEXFS_RETURN_IF_ERROR(cursor.DeleteCurrent());
+    VEXFS_ASSIGN_OR_RETURN(more, cursor.Next());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status AdoptLegacyQueue(internal::StoreImpl* impl, const IndexTables& ix) {
+  constexpr size_t kMovePerTransaction = 4096;
+  if (impl->lmdb().read_only()) return Status::Ok();
+  {
+    Txn probe;
+    VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&probe, /*write=*/false));
+    internal::Cursor cursor;
+    VEXFS_RETURN_IF_ERROR(cursor.Open(probe, ix.legacy_queue));
+    VEXFS_ASSIGN_OR_RETURN(bool any, cursor.First());
+    if (!any) return Status::Ok();
+  }
+  Txn txn;
+  VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, /*write=*/true));
+  VEXFS_RETURN_IF_ERROR(MoveLegacyEntries(&txn, ix, kMovePerTransaction));
+  return txn.Commit();
 }
 
 Status QueueEveryView(Txn* txn, const internal::Databases& dbs, const IndexTables& ix,

@@ -25,6 +25,9 @@ struct IndexTables {
   MDB_dbi passages = 0;     // (model, manifest id) -> passages with their vector ids
   MDB_dbi vectors = 0;      // (model, vector id) -> passage hash + floats: the insert log
   MDB_dbi vector_keys = 0;  // (model, passage hash) -> vector id
+  // Format 1's queue table. A process of an older release that still has the
+  // store open keeps queueing there; AdoptLegacyQueue moves its entries over.
+  MDB_dbi legacy_queue = 0;
   // The index's work set: the store's change entries plus its own kinds below.
   internal::FeedSubscription work;
 };
@@ -40,6 +43,10 @@ std::string ManifestWorkEntry(const ObjectId& manifest);
 // the same handles afterwards. On a read-only store that was never indexed, the
 // tables are kNotFound.
 Result<IndexTables> SearchTables(internal::StoreImpl* impl);
+
+// Moves entries that an older release's process put into the format-1 queue
+// table into the index's feed set (at most a few thousand per call).
+Status AdoptLegacyQueue(internal::StoreImpl* impl, const IndexTables& ix);
 
 // Queues every branch's working tree and every snapshot for indexing; with
 // `forget_indexed`, working-tree files count as never indexed (a new model).

@@ -83,6 +83,14 @@ Result<std::optional<uint16_t>> FindSubscriber(const Txn& txn, const Databases& 
   return std::optional<uint16_t>(id);
 }
 
+Status Unsubscribe(Txn* txn, const Databases& dbs, std::string_view name) {
+  VEXFS_ASSIGN_OR_RETURN(auto id, FindSubscriber(*txn, dbs, name));
+  if (!id) return Status::Ok();
+  VEXFS_RETURN_IF_ERROR(DeletePrefix(txn, dbs.feed, SubscriberPrefix(*id)));
+  std::string key = std::string(kMetaFeedPrefix) + std::string(name);
+  return txn->Delete(dbs.meta, key).status();
+}
+
 Result<std::vector<uint16_t>> ListSubscribers(const Txn& txn, const Databases& dbs) {
   VEXFS_ASSIGN_OR_RETURN(auto rows, ScanPrefix(txn, dbs.meta, kMetaFeedPrefix));
   std::vector<uint16_t> out;

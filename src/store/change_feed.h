@@ -48,6 +48,9 @@ Result<std::pair<uint16_t, bool>> Subscribe(Txn* txn, const Databases& dbs,
 // The id of subscriber `name`, or nullopt if it never subscribed.
 Result<std::optional<uint16_t>> FindSubscriber(const Txn& txn, const Databases& dbs,
                                                std::string_view name);
+// Ends subscription `name` and deletes everything waiting in its set; a no-op
+// if it does not exist. Its id is never given out again.
+Status Unsubscribe(Txn* txn, const Databases& dbs, std::string_view name);
 // Every subscriber's id.
 Result<std::vector<uint16_t>> ListSubscribers(const Txn& txn, const Databases& dbs);
 

@@ -50,7 +50,7 @@ Result<MDB_dbi> StoreImpl::OpenTable(Txn* txn, const TableSpec& spec, bool creat
 }
 
 Status StoreImpl::OpenRegisteredTables() {
-  std::lock_guard<std::mutex> lock(registry_mu_);
+  std::lock_guard<std::mutex> registering(registration_mu_);
   Txn txn;
   VEXFS_RETURN_IF_ERROR(BeginTxn(&txn, /*write=*/false));
   VEXFS_ASSIGN_OR_RETURN(auto rows, ScanPrefix(txn, dbs().meta, kMetaTablePrefix));
@@ -64,6 +64,7 @@ Status StoreImpl::OpenRegisteredTables() {
   // Committing (also a read transaction) keeps the handles open in the
   // environment; aborting would close them.
   VEXFS_RETURN_IF_ERROR(txn.Commit());
+  std::lock_guard<std::mutex> lock(registry_mu_);
   tables_ = std::move(tables);
   return Status::Ok();
 }
@@ -75,11 +76,14 @@ Result<std::vector<MDB_dbi>> StoreImpl::RegisterTables(const std::vector<TableSp
       return Status::InvalidArgument("table name '" + spec.name + "' is the store's own");
     }
   }
-  std::lock_guard<std::mutex> lock(registry_mu_);
+  // Registrations are serialised by registration_mu_, taken before the write
+  // transaction; registry_mu_ is held only to read and to publish the list, never
+  // while waiting for LMDB's writer lock (a writer may need it for tables()).
+  std::lock_guard<std::mutex> registering(registration_mu_);
   bool write = !lmdb_.read_only();
+  auto tables = std::make_shared<std::vector<RegisteredTable>>(*this->tables());
   Txn txn;
   VEXFS_RETURN_IF_ERROR(BeginTxn(&txn, write));
-  auto tables = std::make_shared<std::vector<RegisteredTable>>(*tables_);
   std::vector<MDB_dbi> out;
   for (const TableSpec& spec : specs) {
     std::string key = TableMetaKey(spec.name);
@@ -105,26 +109,9 @@ Result<std::vector<MDB_dbi>> StoreImpl::RegisterTables(const std::vector<TableSp
     }
   }
   VEXFS_RETURN_IF_ERROR(txn.Commit());  // also read-only: keeps the handles open
+  std::lock_guard<std::mutex> lock(registry_mu_);
   tables_ = std::move(tables);
   return out;
-}
-
-Status StoreImpl::DropUnregisteredTable(std::string_view name) {
-  VEXFS_RETURN_IF_ERROR(ValidateExtensionName(name, "table"));
-  if (IsStoreTableName(name)) {
-    return Status::InvalidArgument("table name '" + std::string(name) + "' is the store's own");
-  }
-  std::lock_guard<std::mutex> lock(registry_mu_);
-  Txn txn;
-  VEXFS_RETURN_IF_ERROR(BeginTxn(&txn, /*write=*/true));
-  VEXFS_ASSIGN_OR_RETURN(auto recorded, txn.Get(dbs().meta, TableMetaKey(name)));
-  if (recorded) return Status::InvalidArgument("table '" + std::string(name) + "' is registered");
-  MDB_dbi dbi = 0;
-  int rc = mdb_dbi_open(txn.raw(), std::string(name).c_str(), 0, &dbi);
-  if (rc == MDB_NOTFOUND) return Status::Ok();
-  VEXFS_RETURN_IF_ERROR(LmdbStatus(rc, "open table '" + std::string(name) + "'"));
-  VEXFS_RETURN_IF_ERROR(LmdbStatus(mdb_drop(txn.raw(), dbi, 1), "drop table '" + std::string(name) + "'"));
-  return txn.Commit();
 }
 
 std::shared_ptr<const std::vector<RegisteredTable>> StoreImpl::tables() const {
@@ -134,11 +121,9 @@ std::shared_ptr<const std::vector<RegisteredTable>> StoreImpl::tables() const {
 
 Status StoreImpl::Attach(std::shared_ptr<Extension> extension) {
   VEXFS_RETURN_IF_ERROR(ValidateExtensionName(extension->name(), "extension"));
-  std::lock_guard<std::mutex> lock(registry_mu_);
-  for (const auto& e : extensions_) {
-    if (e->name() == extension->name()) {
-      return Status::AlreadyExists("extension '" + e->name() + "' is attached already");
-    }
+  std::lock_guard<std::mutex> registering(registration_mu_);  // see RegisterTables
+  if (FindExtension(extension->name()) != nullptr) {
+    return Status::AlreadyExists("extension '" + extension->name() + "' is attached already");
   }
   if (!lmdb_.read_only()) {
     Txn txn;
@@ -151,6 +136,7 @@ Status StoreImpl::Attach(std::shared_ptr<Extension> extension) {
       VEXFS_RETURN_IF_ERROR(txn.Commit());
     }
   }
+  std::lock_guard<std::mutex> lock(registry_mu_);
   extensions_.push_back(std::move(extension));
   return Status::Ok();
 }

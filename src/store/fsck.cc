@@ -262,12 +262,15 @@ Status CheckExtension(const Txn& txn, Extension& extension, Checker& checker,
 }  // namespace
 
 Result<FsckReport> CheckStore(StoreImpl* impl, const ProgressFn& progress) {
+  // Taken first: an extension's table handles are valid only in transactions
+  // that begin after they were registered.
+  auto extensions = impl->extensions();
   Txn txn;
   VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, /*write=*/false));
   FsckReport report;
   Checker checker(txn, impl->dbs(), &report, progress);
   VEXFS_RETURN_IF_ERROR(checker.Run());
-  for (const auto& extension : impl->extensions()) {
+  for (const auto& extension : extensions) {
     VEXFS_RETURN_IF_ERROR(CheckExtension(txn, *extension, checker, &report));
   }
   return report;

@@ -71,13 +71,16 @@ void MakeFreedPagesReusable(StoreImpl* impl) {
 }  // namespace
 
 Result<GcReport> CollectGarbage(StoreImpl* impl, const ProgressFn& progress) {
+  // Taken first: an extension's table handles are valid only in transactions
+  // that begin after they were registered.
+  auto extensions = impl->extensions();
   Txn txn;
   VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, /*write=*/true));
   const Databases& dbs = impl->dbs();
   VEXFS_RETURN_IF_ERROR(RequireObjectKeepers(txn, *impl));
   std::vector<ObjectId> roots;
   VEXFS_RETURN_IF_ERROR(CollectRootIds(txn, dbs, &roots));
-  for (const auto& extension : impl->extensions()) {
+  for (const auto& extension : extensions) {
     VEXFS_RETURN_IF_ERROR(extension->AddGcRoots(txn, &roots)
                               .WithContext("gc roots of extension '" + extension->name() + "'"));
   }

@@ -41,9 +41,6 @@ class StoreImpl {
   // name registered before with another scope. On a read-only store it only
   // opens tables that exist; one that does not is kAbsentTable (read as empty).
   Result<std::vector<MDB_dbi>> RegisterTables(const std::vector<TableSpec>& specs);
-  // Drops table `name` with its records if it exists and is not registered: a
-  // table an older release of an extension used.
-  Status DropUnregisteredTable(std::string_view name);
   // The open registered tables: an immutable snapshot, safe to keep.
   std::shared_ptr<const std::vector<RegisteredTable>> tables() const;
 
@@ -59,7 +56,12 @@ class StoreImpl {
   std::string path_;
   StoreOptions options_;
   LmdbEnv lmdb_;
-  // Serialises mdb_dbi_open: LMDB allows one transaction at a time to use it.
+  // Lock order: registration_mu_, then LMDB's writer lock, then registry_mu_.
+  // registration_mu_ serialises registrations (LMDB allows one transaction at a
+  // time to use mdb_dbi_open); registry_mu_ guards the two lists below and is
+  // held only to copy or swap them. Registering or attaching from inside a write
+  // transaction of the same thread would wait for itself: do it before.
+  std::mutex registration_mu_;
   mutable std::mutex registry_mu_;
   std::shared_ptr<const std::vector<RegisteredTable>> tables_ =  // guarded by registry_mu_
       std::make_shared<const std::vector<RegisteredTable>>();

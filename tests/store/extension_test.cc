@@ -145,7 +145,6 @@ TEST_F(ExtensionTest, RegistrationRefusesBadNamesAndChangedScopes) {
   EXPECT_CODE(impl()->RegisterTables({{"", TableScope::kGlobal}}), StatusCode::kInvalidArgument);
   EXPECT_CODE(impl()->RegisterTables({{std::string(65, 'a'), TableScope::kGlobal}}),
               StatusCode::kInvalidArgument);
-  EXPECT_CODE(impl()->DropUnregisteredTable("notes"), StatusCode::kInvalidArgument);
   // An extension cannot take over the store's own tables.
   EXPECT_CODE(impl()->RegisterTables({{"inodes", TableScope::kGlobal}}), StatusCode::kInvalidArgument);
 }
@@ -293,6 +292,29 @@ TEST_F(ExtensionTest, TheFeedTellsEachSubscriberWhatChangedUntilItConsumes) {
   ASSERT_OK(impl()->BeginTxn(&txn, false));
   ASSIGN_OR_FAIL(uint64_t pending, second.Pending(txn));
   EXPECT_EQ(pending, 3u);  // the file, the snapshot, the rescan
+}
+
+// An abandoned subscriber can be removed: its set goes, and writes stop posting to it.
+TEST_F(ExtensionTest, UnsubscribingDropsTheSetAndStopsPosting) {
+  FeedSubscription gone = Subscribe("gone");
+  FeedSubscription stays = Subscribe("stays");
+  ASSERT_OK(test::PutFile(store_->Tree()->get(), "a.txt", "a"));
+  {
+    Txn txn;
+    ASSERT_OK(impl()->BeginTxn(&txn, true));
+    ASSERT_OK(internal::Unsubscribe(&txn, impl()->dbs(), "gone"));
+    ASSERT_OK(internal::Unsubscribe(&txn, impl()->dbs(), "never_was"));
+    ASSERT_OK(txn.Commit());
+  }
+  ASSERT_OK(test::PutFile(store_->Tree()->get(), "b.txt", "b"));
+  Txn txn;
+  ASSERT_OK(impl()->BeginTxn(&txn, false));
+  ASSIGN_OR_FAIL(uint64_t left_gone, gone.Pending(txn));
+  ASSIGN_OR_FAIL(uint64_t left_stays, stays.Pending(txn));
+  EXPECT_EQ(left_gone, 0u);
+  EXPECT_EQ(left_stays, 2u);
+  ASSIGN_OR_FAIL(auto found, internal::FindSubscriber(txn, impl()->dbs(), "gone"));
+  EXPECT_FALSE(found.has_value());
 }
 
 // Another process that subscribes after this one opened the store is fed by

@@ -9,6 +9,8 @@
 // clean fsck; then that the store takes new writes and snapshots and reopens.
 #include <filesystem>
 
+#include "index/search_tables.h"
+#include "store/change_feed.h"
 #include "store/journal_extension.h"
 #include "store/store_impl.h"
 #include "test_util.h"
@@ -116,8 +118,9 @@ TEST_F(FormatUpgradeTest, HistoryBranchesXattrsAndDiffSurvive) {
 }
 
 // Format 2 added the change feed and the extension registry: opening for
-// writing upgrades in place, and the index's first use moves its format-1 queue
-// table away (its work is queued again through the feed).
+// writing upgrades in place. A process of the older release that still has the
+// store open keeps queueing in format 1's queue table; the index adopts those
+// entries, so nothing it queued is lost.
 TEST_F(FormatUpgradeTest, OpeningForWritingUpgradesToFormat2) {
   {
     StoreOptions read_only = test::FastOptions();
@@ -127,10 +130,33 @@ TEST_F(FormatUpgradeTest, OpeningForWritingUpgradesToFormat2) {
   }
   auto store = OpenStoreOrDie(path());
   EXPECT_EQ(Format(*store), "2");
-  EXPECT_TRUE(HasTable(*store, "ix_queue"));
-  ASSERT_OK(Index::Enable(store.get()));
-  EXPECT_FALSE(HasTable(*store, "ix_queue"));
   EXPECT_TRUE(HasTable(*store, "feed"));
+  ASSIGN_OR_FAIL(auto index, Index::Open(store.get()));
+  ASSERT_OK(index->Wait());
+  // As the older process would: a new file, queued the format-1 way.
+  ASSIGN_OR_FAIL(auto tree, store->Tree());
+  ASSERT_OK(PutFile(tree.get(), "late.md", "the keeper logs a late ferry"));
+  ASSIGN_OR_FAIL(Attributes late, tree->Stat("late.md"));
+  ASSIGN_OR_FAIL(index::IndexTables ix, index::SearchTables(store->impl()));
+  {
+    internal::Txn txn;
+    ASSERT_OK(store->impl()->BeginTxn(&txn, true));
+    ASSERT_OK(internal::DeletePrefix(&txn, ix.work.table(), ix.work.prefix()));  // not fed
+    ASSERT_OK(txn.Put(ix.legacy_queue, internal::FileChangeEntry(1, late.ino), std::string(8, '\1')));
+    ASSERT_OK(txn.Commit());
+  }
+  ASSERT_OK(index->Wait());
+  SearchRequest request;
+  request.query = "ferry";
+  ASSIGN_OR_FAIL(SearchResult found, index->Search(request));
+  ASSERT_FALSE(found.hits.empty());
+  EXPECT_EQ(found.hits[0].path, "late.md");
+  internal::Txn txn;
+  ASSERT_OK(store->impl()->BeginTxn(&txn, false));
+  internal::Cursor cursor;
+  ASSERT_OK(cursor.Open(txn, ix.legacy_queue));
+  ASSIGN_OR_FAIL(bool left, cursor.First());
+  EXPECT_FALSE(left);
 }
 
 // Read-only media: a format-1 store is read as it is, search included.
