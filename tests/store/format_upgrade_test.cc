@@ -55,6 +55,18 @@ bool HasTable(Store& store, const char* name) {
   return mdb_dbi_open(txn.raw(), name, 0, &dbi) == MDB_SUCCESS;
 }
 
+// The best hit of `query` (in snapshot `at`, or the working tree) is `path`.
+void ExpectTopHit(Index& index, const std::string& query, const std::string& at,
+                  const std::string& path) {
+  SearchRequest request;
+  request.query = query;
+  request.snapshot = at;
+  auto found = index.Search(request);
+  ASSERT_OK(found.status());
+  ASSERT_FALSE(found->hits.empty()) << query;
+  EXPECT_EQ(found->hits[0].path, path) << query;
+}
+
 TreeDump Dump(Store& store, std::string_view at, std::string_view branch = "") {
   auto view = store.OpenView(at, branch);
   EXPECT_TRUE(view.ok()) << view.status().ToString();
@@ -146,11 +158,7 @@ TEST_F(FormatUpgradeTest, OpeningForWritingUpgradesToFormat2) {
     ASSERT_OK(txn.Commit());
   }
   ASSERT_OK(index->Wait());
-  SearchRequest request;
-  request.query = "ferry";
-  ASSIGN_OR_FAIL(SearchResult found, index->Search(request));
-  ASSERT_FALSE(found.hits.empty());
-  EXPECT_EQ(found.hits[0].path, "late.md");
+  ExpectTopHit(*index, "ferry", "", "late.md");
   internal::Txn txn;
   ASSERT_OK(store->impl()->BeginTxn(&txn, false));
   internal::Cursor cursor;
@@ -167,12 +175,7 @@ TEST_F(FormatUpgradeTest, AFormat1StoreReadsAndSearchesReadOnly) {
   EXPECT_EQ(Dump(*store, "first")["notes/lighthouse.md"],
             "file:The lighthouse keeper trims the wick at dusk.\n");
   ASSIGN_OR_FAIL(auto index, Index::Open(store.get()));
-  SearchRequest request;
-  request.query = "lighthouse wick";
-  request.snapshot = "first";
-  ASSIGN_OR_FAIL(SearchResult found, index->Search(request));
-  ASSERT_FALSE(found.hits.empty());
-  EXPECT_EQ(found.hits[0].path, "notes/lighthouse.md");
+  ExpectTopHit(*index, "lighthouse wick", "first", "notes/lighthouse.md");
   EXPECT_EQ(Format(*store), "1");
   EXPECT_CODE(Index::Enable(store.get()), StatusCode::kReadOnly);
 }
@@ -181,17 +184,8 @@ TEST_F(FormatUpgradeTest, SearchWorksFromTheStoredIndexRecords) {
   auto store = OpenStoreOrDie(path());
   ASSIGN_OR_FAIL(auto index, Index::Open(store.get()));
   ASSERT_OK(index->Wait());
-  SearchRequest request;
-  request.query = "lighthouse wick";
-  request.snapshot = "first";
-  ASSIGN_OR_FAIL(SearchResult found, index->Search(request));
-  ASSERT_FALSE(found.hits.empty());
-  EXPECT_EQ(found.hits[0].path, "notes/lighthouse.md");
-  request.snapshot.clear();
-  request.query = "dawn";
-  ASSIGN_OR_FAIL(found, index->Search(request));
-  ASSERT_FALSE(found.hits.empty());
-  EXPECT_EQ(found.hits[0].path, "notes/lighthouse.md");
+  ExpectTopHit(*index, "lighthouse wick", "first", "notes/lighthouse.md");
+  ExpectTopHit(*index, "dawn", "", "notes/lighthouse.md");
 }
 
 TEST_F(FormatUpgradeTest, TakesNewWorkAndReopens) {
