@@ -222,7 +222,15 @@ std::string EncodeCommit(const Commit& c) {
 
 namespace {
 
-// Roots: names 1-64 bytes, strictly increasing, each with an id.
+// Extension names, as extension.h allows them: 1-64 bytes of [a-z0-9_].
+bool IsRootName(std::string_view name) {
+  return !name.empty() && name.size() <= kMaxRootNameBytes &&
+         std::all_of(name.begin(), name.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+         });
+}
+
+// Roots: extension names, strictly increasing, each with an id.
 bool GetRoots(Decoder* d, std::map<std::string, ObjectId>* roots) {
   uint64_t n;
   if (!d->GetVarint(&n) || n == 0 || n > d->remaining() / 34) return false;
@@ -230,8 +238,8 @@ bool GetRoots(Decoder* d, std::map<std::string, ObjectId>* roots) {
   for (uint64_t i = 0; i < n; ++i) {
     std::string_view name;
     ObjectId id;
-    if (!d->GetBytes(&name) || name.empty() || name.size() > kMaxRootNameBytes ||
-        (i > 0 && !(previous < name)) || !d->GetId(&id)) {
+    if (!d->GetBytes(&name) || !IsRootName(name) || (i > 0 && !(previous < name)) ||
+        !d->GetId(&id)) {
       return false;
     }
     previous = std::string(name);

@@ -264,6 +264,43 @@ TEST(ObjectsTest, CommitRoundTripAndDamage) {
   ExpectPrefixesRejected<Commit>(encoded, DecodeCommit);
 }
 
+// Format 2: roots besides the file tree. Without them a commit keeps format 1's
+// bytes (and so its id); with them every prefix and a bad root name are rejected.
+TEST(ObjectsTest, CommitWithRootsRoundTripsAndStaysFormat1WithoutThem) {
+  Commit in;
+  in.tree = IdOf("root");
+  in.root = {"", FileType::kDirectory, 0755, 0, 0, 5, 0, in.tree};
+  std::string plain = EncodeCommit(in);
+  EXPECT_EQ(plain[0], 1) << "a commit without extra roots is written as version 1";
+  in.roots = {{"graph", IdOf("g")}, {"journal", IdOf("j")}};
+  std::string encoded = EncodeCommit(in);
+  EXPECT_EQ(encoded[0], 2);
+  Commit out;
+  ASSERT_OK(DecodeCommit(encoded, &out));
+  EXPECT_EQ(out.roots, in.roots);
+  ExpectPrefixesRejected<Commit>(encoded, DecodeCommit);
+  ASSERT_OK(DecodeCommit(plain, &out));
+  EXPECT_TRUE(out.roots.empty()) << "decoding clears roots left in the output";
+  Commit bad = in;
+  bad.roots = {{"Graph", IdOf("g")}};
+  EXPECT_CODE(DecodeCommit(EncodeCommit(bad), &out), StatusCode::kCorruption);
+  bad.roots = {{std::string(65, 'a'), IdOf("g")}};
+  EXPECT_CODE(DecodeCommit(EncodeCommit(bad), &out), StatusCode::kCorruption);
+}
+
+TEST(ObjectsTest, NodeRoundTripAndDamage) {
+  Node in;
+  in.refs = {IdOf("a"), IdOf("b")};
+  in.data = "extension bytes";
+  std::string encoded = EncodeNode(in);
+  Node out;
+  ASSERT_OK(DecodeNode(encoded, &out));
+  EXPECT_EQ(out.refs, in.refs);
+  EXPECT_EQ(out.data, in.data);
+  ExpectPrefixesRejected<Node>(encoded, DecodeNode);
+  EXPECT_CODE(DecodeNode(encoded + "x", &out), StatusCode::kCorruption);
+}
+
 TEST(ObjectsTest, ObjectIdCoversTypeAndPayload) {
   EXPECT_EQ(ComputeObjectId(ObjectType::kChunk, "abc"), Sha256Of("cabc"));
   EXPECT_NE(ComputeObjectId(ObjectType::kChunk, "abc"),
