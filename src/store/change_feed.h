@@ -29,7 +29,7 @@
 namespace vexfs::internal {
 
 enum class ChangeKind : char {
-  kFile = 'f',      // + be32 branch + be64 ino: a working-tree file changed or went away
+  kFile = 'f',      // + be32 branch + be64 ino: a working-tree file changed, or an inode went away
   kTree = 'b',      // + be32 branch: a working tree was replaced or created; rescan it
   kSnapshot = 'c',  // + 32-byte commit id: a snapshot taken while the subscriber still
                     //   had changes of its branch to consume

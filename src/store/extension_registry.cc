@@ -10,7 +10,6 @@
 namespace vexfs::internal {
 namespace {
 
-constexpr size_t kMaxExtensionNameBytes = 64;
 // Flag bits of an "ext/<name>" record.
 constexpr char kKeepsObjects = 1;
 constexpr char kVersionsData = 2;
@@ -33,11 +32,7 @@ Result<TableScope> DecodeScope(std::string_view key, std::string_view raw) {
 }  // namespace
 
 Status ValidateExtensionName(std::string_view name, const char* what) {
-  bool ok = !name.empty() && name.size() <= kMaxExtensionNameBytes &&
-            std::all_of(name.begin(), name.end(), [](char c) {
-              return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-            });
-  if (ok) return Status::Ok();
+  if (IsExtensionName(name)) return Status::Ok();
   return Status::InvalidArgument(std::string(what) + " name '" + std::string(name) +
                                  "' must be 1-64 bytes of [a-z0-9_]");
 }

@@ -15,6 +15,7 @@
 #include "common/coding.h"
 #include "common/parallel.h"
 #include "common/sha256.h"
+#include "store/records.h"
 
 namespace vexfs::internal {
 namespace {
@@ -22,7 +23,6 @@ namespace {
 constexpr uint8_t kFormatV1 = 1;
 // Commits with roots besides the file tree (store format 2).
 constexpr uint8_t kCommitV2 = 2;
-constexpr size_t kMaxRootNameBytes = 64;
 // Encodings 0 and 1 are checked on read by recomputing the SHA-256 id. 2 and 3
 // are the same bodies after an XXH3-64 checksum of the payload, seeded with the
 // id: a read checks that at memory speed (SHA-256 costs more than the rest of a
@@ -222,14 +222,6 @@ std::string EncodeCommit(const Commit& c) {
 
 namespace {
 
-// Extension names, as extension.h allows them: 1-64 bytes of [a-z0-9_].
-bool IsRootName(std::string_view name) {
-  return !name.empty() && name.size() <= kMaxRootNameBytes &&
-         std::all_of(name.begin(), name.end(), [](char c) {
-           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-         });
-}
-
 // Roots: extension names, strictly increasing, each with an id.
 bool GetRoots(Decoder* d, std::map<std::string, ObjectId>* roots) {
   uint64_t n;
@@ -238,7 +230,7 @@ bool GetRoots(Decoder* d, std::map<std::string, ObjectId>* roots) {
   for (uint64_t i = 0; i < n; ++i) {
     std::string_view name;
     ObjectId id;
-    if (!d->GetBytes(&name) || !IsRootName(name) || (i > 0 && !(previous < name)) ||
+    if (!d->GetBytes(&name) || !IsExtensionName(name) || (i > 0 && !(previous < name)) ||
         !d->GetId(&id)) {
       return false;
     }

@@ -1,6 +1,8 @@
 // Encoding of working-tree and ref records, and key construction.
 #include "store/records.h"
 
+#include <algorithm>
+
 #include "common/coding.h"
 
 namespace vexfs::internal {
@@ -172,6 +174,14 @@ std::string BranchRef(std::string_view name) {
 
 std::string SnapshotRef(std::string_view name) {
   return std::string(kSnapshotRefPrefix) + std::string(name);
+}
+
+bool IsExtensionName(std::string_view name) {
+  constexpr size_t kMaxBytes = 64;
+  return !name.empty() && name.size() <= kMaxBytes &&
+         std::all_of(name.begin(), name.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+         });
 }
 
 }  // namespace vexfs::internal

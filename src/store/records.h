@@ -94,6 +94,10 @@ std::string SnapshotRef(std::string_view name);  // "snap/<name>"
 inline constexpr std::string_view kBranchRefPrefix = "branch/";
 inline constexpr std::string_view kSnapshotRefPrefix = "snap/";
 
+// Names of extensions, their tables, feed subscriptions and commit roots: 1-64
+// bytes of [a-z0-9_].
+bool IsExtensionName(std::string_view name);
+
 // Meta keys.
 inline constexpr std::string_view kMetaFormat = "format";
 inline constexpr std::string_view kMetaNextBranchId = "next_branch_id";

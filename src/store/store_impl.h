@@ -159,7 +159,9 @@ class TxnScope {
  private:
   StoreImpl* impl_;
   Txn txn_;
-  // Per-inode extension tables, as registered when the transaction began.
+  // The registered extension tables, read at the first deletion (reads and
+  // most writes never need them).
+  const std::vector<RegisteredTable>& tables();
   std::shared_ptr<const std::vector<RegisteredTable>> tables_;
   // Feed subscribers, read at the first post of this transaction.
   std::optional<std::vector<uint16_t>> subscribers_;

@@ -10,7 +10,6 @@ namespace vexfs::internal {
 
 Status TxnScope::Begin(bool write, std::string_view branch) {
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn_, write));
-  tables_ = impl_->tables();
   if (branch.empty()) {
     VEXFS_ASSIGN_OR_RETURN(branch_name_, ReadHead(txn_, dbs()));
   } else {
@@ -68,26 +67,27 @@ uint64_t TxnScope::AllocateIno() {
 Status TxnScope::DeleteInode(uint64_t ino) {
   VEXFS_RETURN_IF_ERROR(DeletePrefix(&txn_, dbs().chunks, ChunkPrefix(branch_.id, ino)));
   VEXFS_RETURN_IF_ERROR(DeletePrefix(&txn_, dbs().xattrs, XattrPrefix(branch_.id, ino)));
-  VEXFS_ASSIGN_OR_RETURN(auto raw, txn_.Get(dbs().inodes, InodeKey(branch_.id, ino)));
-  InodeRecord rec;
-  bool regular = raw && DecodeInode(*raw, &rec).ok() && rec.type == FileType::kRegular;
   VEXFS_ASSIGN_OR_RETURN(bool deleted, txn_.Delete(dbs().inodes, InodeKey(branch_.id, ino)));
   (void)deleted;
   VEXFS_ASSIGN_OR_RETURN(bool was_orphan, txn_.Delete(dbs().orphans, InodeKey(branch_.id, ino)));
-  VEXFS_RETURN_IF_ERROR(DeleteInodeRecords(&txn_, *tables_, branch_.id, ino));
-  // Subscribers learn that the file went; an orphan's going was posted already.
-  if (regular && !was_orphan) {
-    return PostChange(FileChangeEntry(branch_.id, ino));
-  }
+  VEXFS_RETURN_IF_ERROR(DeleteInodeRecords(&txn_, tables(), branch_.id, ino));
+  // Subscribers learn that the inode went (whatever its type: one that was not
+  // a file is nothing to them); an orphan's going was posted already.
+  if (!was_orphan) return PostChange(FileChangeEntry(branch_.id, ino));
   return Status::Ok();
 }
 
 Status TxnScope::MakeOrphan(uint64_t ino) {
   // An unlinked file is in no view: extensions' records of it go now, as they
   // would with a deleted one, and subscribers learn that it went.
-  VEXFS_RETURN_IF_ERROR(DeleteInodeRecords(&txn_, *tables_, branch_.id, ino));
+  VEXFS_RETURN_IF_ERROR(DeleteInodeRecords(&txn_, tables(), branch_.id, ino));
   VEXFS_RETURN_IF_ERROR(PostChange(FileChangeEntry(branch_.id, ino)));
   return txn_.Put(dbs().orphans, InodeKey(branch_.id, ino), "");
+}
+
+const std::vector<RegisteredTable>& TxnScope::tables() {
+  if (!tables_) tables_ = impl_->tables();
+  return *tables_;
 }
 
 Status TxnScope::PostChange(std::string_view entry) {
