@@ -20,9 +20,8 @@ LAYERS = {
     "src/usxf": {"vexfs", "common", "usxf"},
     "src/kv": {"vexfs", "common", "usxf", "kv"},
     # The GGUF embedder shares llama.cpp's runtime and model fingerprints with kv.
-    # "store" is the index's reach into the store's private tables, which the
-    # store's extension interface replaces (docs/architecture.md, "Debts").
-    "src/index": {"vexfs", "common", "index", "kv", "store"},
+    # The index reaches the store only through its public extension interface.
+    "src/index": {"vexfs", "common", "index", "kv"},
     "src/api": {"vexfs", "common", "api"},
     "src/fuse": {"vexfs", "common", "fuse"},
     "tools/vexfs": {"vexfs", ""},

@@ -46,9 +46,8 @@ class TreeEditor;
 namespace internal {
 class StoreImpl;
 class TxnScope;
-// The transaction behind an editor, for store extensions (src/store/extension.h)
-// that write their own records atomically with the edit.
-TxnScope* ScopeOf(TreeEditor& editor);
+// How the store's own code reaches a Store's and an editor's insides (store_impl.h).
+struct StoreAccess;
 }  // namespace internal
 
 struct StoreOptions {
@@ -203,7 +202,7 @@ class TreeEditor {
                              const NewNode& node);
 
  private:
-  friend internal::TxnScope* internal::ScopeOf(TreeEditor& editor);
+  friend struct internal::StoreAccess;
   internal::TxnScope* scope_;
 };
 
@@ -382,9 +381,10 @@ class Store {
   // Flushes committed work to stable storage (needed only without sync_on_commit).
   Status Sync();
 
-  internal::StoreImpl* impl() { return impl_.get(); }
+  // An extension of the store reaches its tables through vexfs/extension.h.
 
  private:
+  friend struct internal::StoreAccess;
   explicit Store(std::unique_ptr<internal::StoreImpl> impl);
   std::unique_ptr<internal::StoreImpl> impl_;
 };

@@ -116,4 +116,10 @@ bool Decoder::GetId(ObjectId* id) {
   return true;
 }
 
+uint64_t DecodeBE64(std::string_view bytes) {
+  uint64_t v = 0;
+  Decoder d(bytes);
+  return d.GetFixed64BE(&v) ? v : 0;
+}
+
 }  // namespace vexfs

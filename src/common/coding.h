@@ -53,6 +53,10 @@ class Decoder {
   std::string_view in_;
 };
 
+// The big-endian number the first 8 bytes of `bytes` hold (key suffixes); 0 if
+// there are fewer.
+uint64_t DecodeBE64(std::string_view bytes);
+
 }  // namespace vexfs
 
 #endif  // VEXFS_COMMON_CODING_H_

@@ -6,12 +6,13 @@
 #include <string_view>
 #include <vector>
 
-#include "store/store_impl.h"
+#include "vexfs/extension.h"
+#include "vexfs/store.h"
 #include "vexfs/index.h"
 
 namespace vexfs::index {
 
-Result<std::vector<FilePassage>> ReadFilePassages(internal::StoreImpl* impl, std::string_view path,
+Result<std::vector<FilePassage>> ReadFilePassages(Store* store, std::string_view path,
                                                   std::string_view model, std::string_view branch);
 
 }  // namespace vexfs::index

@@ -26,7 +26,7 @@
 #include "index/vector_log.h"
 #include "index/view_catalog.h"
 #include "index/search_tables.h"
-#include "store/store_impl.h"
+#include "vexfs/extension.h"
 
 namespace vexfs {
 
@@ -75,14 +75,14 @@ constexpr std::string_view kLegacyEmbedderKey = "ix_embedder";  // format 1, in 
 // The embedder the store records; without a record, the default of the release
 // that indexed it: a store with "hash-384" vectors but no record was indexed when
 // "hash" was the default, and keeps it until the user chooses another.
-Result<std::string> StoredEmbedderSpec(internal::StoreImpl* impl, const IndexTables& ix) {
-  internal::Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
+Result<std::string> StoredEmbedderSpec(Store* store, const IndexTables& ix) {
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store, false));
   VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(ix.models, kEmbedderKey));
   if (raw) return std::string(*raw);
   // A format-1 store on read-only media keeps the setting where format 1 did.
-  VEXFS_ASSIGN_OR_RETURN(raw, txn.Get(impl->dbs().meta, kLegacyEmbedderKey));
-  if (raw) return std::string(*raw);
+  VEXFS_ASSIGN_OR_RETURN(auto legacy, txn.ReadLegacySetting(kLegacyEmbedderKey));
+  if (legacy) return *legacy;
   VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(txn, ix));
   for (const ModelRecord& m : models) {
     if (m.kind == ModelKind::kEmbedded && m.info.name == "hash-384") {
@@ -90,12 +90,6 @@ Result<std::string> StoredEmbedderSpec(internal::StoreImpl* impl, const IndexTab
     }
   }
   return std::string(kDefaultEmbedderSpec);
-}
-
-uint64_t LastTxnId(internal::StoreImpl* impl) {
-  MDB_envinfo info;
-  mdb_env_info(impl->lmdb().env(), &info);
-  return info.me_last_txnid;
 }
 
 SearchMode EffectiveMode(const SearchRequest& r) {
@@ -143,7 +137,7 @@ class IndexImpl {
  public:
   IndexImpl(Store* store, IndexTables ix, IndexOptions options,
             std::unique_ptr<Embedder> embedder, std::string spec)
-      : store_(store), impl_(store->impl()), ix_(std::move(ix)), options_(std::move(options)),
+      : store_(store), ix_(std::move(ix)), options_(std::move(options)),
         embedder_(std::move(embedder)), spec_(std::move(spec)) {}
   ~IndexImpl() { StopBackground(); }
 
@@ -155,10 +149,10 @@ class IndexImpl {
   uint64_t indexed_version() const { return indexed_version_.load(); }
   Status Rebuild(const ProgressFn& progress);
   Result<SearchResult> Search(const SearchRequest& request);
-  internal::StoreImpl* store_impl() { return impl_; }
+  Store* store() { return store_; }
   Result<VectorMetric> RegisteredMetric(std::string_view name) {
-    internal::Txn txn;
-    VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+    StoreTxn txn;
+    VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
     VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, ix_, name));
     bool l2 = model && model->info.metric == Metric::kL2;
     return l2 ? VectorMetric::kL2 : VectorMetric::kInnerProduct;
@@ -169,7 +163,7 @@ class IndexImpl {
     ModelInfo info{std::string(model), static_cast<uint32_t>(vectors.front().values.size()),
                    metric == VectorMetric::kL2 ? Metric::kL2 : Metric::kInnerProduct,
                    "supplied"};
-    return StoreSuppliedVectors(impl_, branch, info, vectors);
+    return StoreSuppliedVectors(store_, branch, info, vectors);
   }
 
  private:
@@ -205,7 +199,6 @@ class IndexImpl {
   std::string IndexDir() const { return store_->path() + "/index"; }
 
   Store* store_;
-  internal::StoreImpl* impl_;
   IndexTables ix_;
   IndexOptions options_;
   std::mutex embed_mu_;  // guards embedder_, which embeds queries
@@ -251,8 +244,8 @@ class IndexImpl {
 };
 
 Result<IndexStatus> IndexImpl::GetStatus() {
-  internal::Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
   IndexStatus status;
   status.embedder = spec_;
   VEXFS_ASSIGN_OR_RETURN(status.queued, ix_.work.Pending(txn));
@@ -273,7 +266,7 @@ Status IndexImpl::Wait(const ProgressFn& progress) {
   }
   IndexerOptions indexer_options;
   indexer_options.lexical = options_.lexical;
-  Indexer indexer(impl_, index_embedder_.get(), indexer_options);
+  Indexer indexer(store_, index_embedder_.get(), indexer_options);
   uint64_t handled = 0;
   Status st = indexer.Drain(progress, [this] { return stopping_.load(); }, &handled);
   if (handled > 0) ++indexed_version_;
@@ -358,8 +351,8 @@ Status IndexImpl::Rebuild(const ProgressFn& progress) {
   std::scoped_lock lock(ann_mu_, lex_mu_);
   ann_.clear();
   lexical_.clear();
-  internal::Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
   VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(txn, ix_));
   txn.Abort();
   for (const ModelRecord& m : models) VEXFS_RETURN_IF_ERROR(RebuildModel(m, progress));
@@ -370,7 +363,7 @@ Status IndexImpl::Rebuild(const ProgressFn& progress) {
 Status IndexImpl::RebuildModel(const ModelRecord& m, const ProgressFn& progress) {
   if (m.kind == ModelKind::kLexical) {
     VEXFS_RETURN_IF_ERROR(RemoveLexicalCheckpoint(IndexDir(), m.id));
-    VEXFS_ASSIGN_OR_RETURN(auto lex, LexicalIndex::Open(impl_, m, IndexDir(), progress));
+    VEXFS_ASSIGN_OR_RETURN(auto lex, LexicalIndex::Open(store_, m, IndexDir(), progress));
     VEXFS_RETURN_IF_ERROR(lex->SaveCheckpoint());
     lexical_[m.id] = LoadedLexical{std::move(lex), 0};
     return Status::Ok();
@@ -379,7 +372,7 @@ Status IndexImpl::RebuildModel(const ModelRecord& m, const ProgressFn& progress)
   std::filesystem::remove(VectorIndex::DataPath(IndexDir(), m.id), ignored);
   std::filesystem::remove(VectorIndex::MetaPath(IndexDir(), m.id), ignored);
   HnswParams params{options_.hnsw_m, options_.hnsw_ef_construction, options_.hnsw_ef_search};
-  VEXFS_ASSIGN_OR_RETURN(auto ann, VectorIndex::Open(impl_, m, IndexDir(), params, progress));
+  VEXFS_ASSIGN_OR_RETURN(auto ann, VectorIndex::Open(store_, m, IndexDir(), params, progress));
   VEXFS_RETURN_IF_ERROR(ann->SaveCheckpoint());
   ann_[m.id] = LoadedAnn{std::move(ann), 0};
   return Status::Ok();
@@ -387,8 +380,8 @@ Status IndexImpl::RebuildModel(const ModelRecord& m, const ProgressFn& progress)
 
 Result<ModelRecord> IndexImpl::ResolveModel(const SearchRequest& request) {
   std::string name = request.model.empty() ? embedder_->info().name : request.model;
-  internal::Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
   VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, ix_, name));
   if (model) return *model;
   if (request.model.empty()) {  // nothing indexed yet: an empty model answers nothing
@@ -426,14 +419,14 @@ Result<std::shared_ptr<const ViewCatalog>> IndexImpl::Catalog(const SearchReques
   std::string key;
   std::optional<ObjectId> commit;
   if (!request.snapshot.empty()) {
-    internal::Txn txn;
-    VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
-    VEXFS_ASSIGN_OR_RETURN(commit, internal::ResolveCommit(txn, impl_->dbs(), request.snapshot));
+    StoreTxn txn;
+    VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
+    VEXFS_ASSIGN_OR_RETURN(commit, txn.ResolveCommit(request.snapshot));
     VEXFS_ASSIGN_OR_RETURN(uint64_t gen, ReadIndexGeneration(txn, ix_));
     key = "s" + commit->ToHex() + ":" + std::to_string(gen);
   } else {
     // Any committed write may change a working tree: key on the last transaction.
-    key = "w" + request.branch + ":" + std::to_string(LastTxnId(impl_));
+    key = "w" + request.branch + ":" + std::to_string(store_->LastCommitId());
   }
   key += ":" + std::to_string(model.id);
   {
@@ -446,9 +439,9 @@ Result<std::shared_ptr<const ViewCatalog>> IndexImpl::Catalog(const SearchReques
   }
   ViewCatalog built;
   if (commit) {
-    VEXFS_ASSIGN_OR_RETURN(built, BuildSnapshotCatalog(impl_, *commit, model));
+    VEXFS_ASSIGN_OR_RETURN(built, BuildSnapshotCatalog(store_, *commit, model));
   } else {
-    VEXFS_ASSIGN_OR_RETURN(built, BuildWorkingCatalog(impl_, request.branch, model));
+    VEXFS_ASSIGN_OR_RETURN(built, BuildWorkingCatalog(store_, request.branch, model));
   }
   auto shared = std::make_shared<const ViewCatalog>(std::move(built));
   std::lock_guard lock(cache_mu_);
@@ -463,11 +456,11 @@ Result<VectorIndex*> IndexImpl::AnnIndex(const ModelRecord& model, bool load) {
   if (it == ann_.end()) {
     if (!load || model.id == 0) return static_cast<VectorIndex*>(nullptr);
     HnswParams params{options_.hnsw_m, options_.hnsw_ef_construction, options_.hnsw_ef_search};
-    VEXFS_ASSIGN_OR_RETURN(auto ann, VectorIndex::Open(impl_, model, IndexDir(), params));
+    VEXFS_ASSIGN_OR_RETURN(auto ann, VectorIndex::Open(store_, model, IndexDir(), params));
     it = ann_.emplace(model.id, LoadedAnn{std::move(ann), 0}).first;
   }
   // Catch up only when something was committed since the last time.
-  uint64_t txn_id = LastTxnId(impl_);
+  uint64_t txn_id = store_->LastCommitId();
   LoadedAnn& loaded = it->second;
   if (loaded.caught_up_at != txn_id) {
     VEXFS_RETURN_IF_ERROR(loaded.index->CatchUp());
@@ -494,7 +487,7 @@ Result<std::shared_ptr<const FilterResult>> IndexImpl::Filter(
       return filters_.front().result;
     }
   }
-  VEXFS_ASSIGN_OR_RETURN(FilterResult built, ApplyFilter(impl_, *catalog, request));
+  VEXFS_ASSIGN_OR_RETURN(FilterResult built, ApplyFilter(store_, *catalog, request));
   auto shared = std::make_shared<const FilterResult>(std::move(built));
   std::lock_guard lock(cache_mu_);
   filters_.push_front({catalog, key, shared});
@@ -505,10 +498,10 @@ Result<std::shared_ptr<const FilterResult>> IndexImpl::Filter(
 Result<LexicalIndex*> IndexImpl::LexIndex(const ModelRecord& model) {
   auto it = lexical_.find(model.id);
   if (it == lexical_.end()) {
-    VEXFS_ASSIGN_OR_RETURN(auto lex, LexicalIndex::Open(impl_, model, IndexDir()));
+    VEXFS_ASSIGN_OR_RETURN(auto lex, LexicalIndex::Open(store_, model, IndexDir()));
     it = lexical_.emplace(model.id, LoadedLexical{std::move(lex), 0}).first;
   }
-  uint64_t txn_id = LastTxnId(impl_);
+  uint64_t txn_id = store_->LastCommitId();
   LoadedLexical& loaded = it->second;
   LexicalIndex* lex = loaded.index.get();
   if (loaded.caught_up_at != txn_id) {
@@ -540,22 +533,22 @@ void IndexImpl::MaintainLexical() {
   if (!loaded) {
     // Whatever the files lack goes to disk first, so loading has only a little
     // left to hold in memory.
-    if (!BuildLexicalCheckpointIfDue(impl_, **model, IndexDir(), stop).ok()) return;
+    if (!BuildLexicalCheckpointIfDue(store_, **model, IndexDir(), stop).ok()) return;
   } else if (due) {
-    if (!BuildLexicalCheckpoint(impl_, **model, IndexDir(), nullptr, stop).ok()) return;
+    if (!BuildLexicalCheckpoint(store_, **model, IndexDir(), nullptr, stop).ok()) return;
   }
   std::lock_guard lock(lex_mu_);
   auto it = lexical_.find((*model)->id);
   if (it != lexical_.end() && due) {
-    if (it->second.index->Reload().ok()) it->second.caught_up_at = LastTxnId(impl_);
+    if (it->second.index->Reload().ok()) it->second.caught_up_at = store_->LastCommitId();
     return;
   }
   (void)LexIndex(**model);  // loads, or catches the in-memory part up; errors show at search
 }
 
 Result<std::optional<ModelRecord>> IndexImpl::LexicalModel() {
-  internal::Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
   VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, ix_, kLexicalModelName));
   if (model && model->kind != ModelKind::kLexical) {
     return Status::Corruption("model '" + std::string(kLexicalModelName) + "' is not lexical");
@@ -573,7 +566,7 @@ Result<SideRanking> IndexImpl::SearchDense(const SearchRequest& request, size_t 
   std::lock_guard lock(ann_mu_);
   auto get_index = [&](bool load) { return AnnIndex(model, load); };
   VEXFS_ASSIGN_OR_RETURN(SideRanking out,
-                         RankDense(impl_, *held->dense_catalog, held->dense_filter.get(), model,
+                         RankDense(store_, *held->dense_catalog, held->dense_filter.get(), model,
                                    query, request, depth, tuning, get_index));
   out.model = model.info.name;
   return out;
@@ -635,7 +628,7 @@ Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
     result.fusion = FusionMethodName(request.fusion);
     for (const FusedResult& f : Fuse(dense_side, lexical_side, request.fusion, request.passages,
                                      request.k)) {
-      VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(impl_, *f.shown, request.snippets));
+      VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(store_, *f.shown, request.snippets));
       hit.score = static_cast<float>(f.score);
       hit.dense = f.dense;
       hit.lexical = f.lexical;
@@ -646,7 +639,7 @@ Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
   const SideRanking& side = lexical ? lexical_side : dense_side;
   result.mode = SearchModeName(lexical ? SearchMode::kLexical : SearchMode::kDense);
   for (size_t i = 0; i < side.ranked.size(); ++i) {
-    VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(impl_, side.ranked[i], request.snippets));
+    VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(store_, side.ranked[i], request.snippets));
     (lexical ? hit.lexical : hit.dense) = HitRank{static_cast<uint32_t>(i + 1), hit.score};
     result.hits.push_back(std::move(hit));
   }
@@ -659,10 +652,10 @@ Index::Index(std::unique_ptr<index::IndexImpl> impl) : impl_(std::move(impl)) {}
 Index::~Index() = default;
 
 Result<std::unique_ptr<Index>> Index::Open(Store* store, const IndexOptions& options) {
-  VEXFS_ASSIGN_OR_RETURN(index::IndexTables ix, index::SearchTables(store->impl()));
+  VEXFS_ASSIGN_OR_RETURN(index::IndexTables ix, index::SearchTables(store));
   std::string spec = options.embedder;
   if (spec.empty()) {
-    VEXFS_ASSIGN_OR_RETURN(spec, index::StoredEmbedderSpec(store->impl(), ix));
+    VEXFS_ASSIGN_OR_RETURN(spec, index::StoredEmbedderSpec(store, ix));
   }
   VEXFS_ASSIGN_OR_RETURN(auto embedder, index::MakeEmbedder(spec));
   auto impl = std::make_unique<index::IndexImpl>(store, ix, options, std::move(embedder), spec);
@@ -670,20 +663,20 @@ Result<std::unique_ptr<Index>> Index::Open(Store* store, const IndexOptions& opt
 }
 
 Status Index::Enable(Store* store) {
-  if (store->impl()->lmdb().read_only()) {
+  if (IsReadOnly(store)) {
     return Status::ReadOnly("cannot enable the search index on a store opened read-only");
   }
-  return index::SearchTables(store->impl()).status();
+  return index::SearchTables(store).status();
 }
 
 Status Index::SetEmbedder(Store* store, std::string_view spec) {
   VEXFS_RETURN_IF_ERROR(index::MakeEmbedder(spec).status());
-  VEXFS_ASSIGN_OR_RETURN(index::IndexTables ix, index::SearchTables(store->impl()));
-  internal::Txn txn;
-  VEXFS_RETURN_IF_ERROR(store->impl()->BeginTxn(&txn, true));
+  VEXFS_ASSIGN_OR_RETURN(index::IndexTables ix, index::SearchTables(store));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store, true));
   VEXFS_RETURN_IF_ERROR(txn.Put(ix.models, index::kEmbedderKey, spec));
   // Everything must be embedded by the new model.
-  VEXFS_RETURN_IF_ERROR(index::QueueEveryView(&txn, store->impl()->dbs(), ix, /*forget_indexed=*/true));
+  VEXFS_RETURN_IF_ERROR(index::QueueEveryView(&txn, ix, /*forget_indexed=*/true));
   return txn.Commit();
 }
 
@@ -706,7 +699,7 @@ Status Index::SetVector(std::string_view path, std::string_view model,
 Result<std::vector<FilePassage>> Index::FilePassages(std::string_view path,
                                                      std::string_view model,
                                                      std::string_view branch) {
-  return index::ReadFilePassages(impl_->store_impl(), path, model, branch);
+  return index::ReadFilePassages(impl_->store(), path, model, branch);
 }
 
 Status Index::SetVectors(std::string_view model, VectorMetric metric,

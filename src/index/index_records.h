@@ -1,4 +1,4 @@
-// Records of the search index in LMDB: the model registry, the passages of each
+// Records of the search index in its store tables: the model registry, the passages of each
 // file version, the vector log and its dedup keys. docs/format.md gives the bytes.
 //
 // Why this shape: a vector belongs to (model, passage content hash), so a passage
@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "index/embedder.h"
-#include "store/lmdb.h"
 #include "vexfs/status.h"
 #include "vexfs/types.h"
 

@@ -16,8 +16,6 @@
 
 namespace vexfs::index {
 
-using internal::ChangeKind;
-using internal::Txn;
 
 namespace {
 
@@ -70,16 +68,10 @@ struct Indexer::Job {
 
 namespace {
 
-Result<std::optional<std::string>> BranchNameById(const Txn& txn,
-                                                  const internal::Databases& dbs,
-                                                  uint32_t id) {
-  VEXFS_ASSIGN_OR_RETURN(auto refs, internal::ScanPrefix(txn, dbs.refs, internal::kBranchRefPrefix));
-  for (const auto& [key, value] : refs) {
-    internal::BranchRecord rec;
-    VEXFS_RETURN_IF_ERROR(internal::DecodeBranch(value, &rec));
-    if (rec.id == id) {
-      return std::optional<std::string>(key.substr(internal::kBranchRefPrefix.size()));
-    }
+Result<std::optional<std::string>> BranchNameById(const StoreTxn& txn, uint32_t id) {
+  VEXFS_ASSIGN_OR_RETURN(std::vector<BranchRef> branches, txn.Branches());
+  for (BranchRef& branch : branches) {
+    if (branch.id == id) return std::optional<std::string>(std::move(branch.name));
   }
   return std::optional<std::string>();
 }
@@ -93,16 +85,12 @@ uint32_t BranchOfKey(std::string_view key) {
 
 }  // namespace
 
-Status BumpIndexGeneration(Txn* txn, const IndexTables& ix) {
+Status BumpIndexGeneration(StoreTxn* txn, const IndexTables& ix) {
   VEXFS_ASSIGN_OR_RETURN(uint64_t gen, ReadIndexGeneration(*txn, ix));
   Encoder e;
   e.PutFixed64BE(gen + 1);
   return txn->Put(ix.models, kIndexGenerationKey, e.data());
 }
-
-namespace {
-
-}  // namespace
 
 struct Indexer::Batch {
   char kind = static_cast<char>(ChangeKind::kFile);
@@ -114,7 +102,7 @@ struct Indexer::Batch {
   bool is_files() const { return kind == static_cast<char>(ChangeKind::kFile); }
 };
 
-Result<uint64_t> ReadIndexGeneration(const Txn& txn, const IndexTables& ix) {
+Result<uint64_t> ReadIndexGeneration(const StoreTxn& txn, const IndexTables& ix) {
   VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(ix.models, kIndexGenerationKey));
   if (!raw) return uint64_t{0};
   Decoder d(*raw);
@@ -123,18 +111,18 @@ Result<uint64_t> ReadIndexGeneration(const Txn& txn, const IndexTables& ix) {
   return gen;
 }
 
-Indexer::Indexer(internal::StoreImpl* impl, Embedder* embedder, IndexerOptions options)
-    : impl_(impl), embedder_(embedder), options_(options) {}
+Indexer::Indexer(Store* store, Embedder* embedder, IndexerOptions options)
+    : store_(store), embedder_(embedder), options_(options) {}
 
 Result<ModelRecord> Indexer::EnsureModel() {
   if (model_) return *model_;
-  VEXFS_ASSIGN_OR_RETURN(ix_, SearchTables(impl_));
-  Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  VEXFS_ASSIGN_OR_RETURN(ix_, SearchTables(store_));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
   VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, ix_, embedder_->info().name));
   txn.Abort();
   if (!found) {
-    VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
+    VEXFS_RETURN_IF_ERROR(txn.Begin(store_, true));
     VEXFS_ASSIGN_OR_RETURN(ModelRecord m, RegisterModel(&txn, ix_, embedder_->info(),
                                                         ModelKind::kEmbedded));
     VEXFS_RETURN_IF_ERROR(txn.Commit());
@@ -142,7 +130,7 @@ Result<ModelRecord> Indexer::EnsureModel() {
   } else if (found->info.fingerprint != embedder_->info().fingerprint ||
              found->info.dim != embedder_->info().dim || found->kind != ModelKind::kEmbedded) {
     // Same name, different model: registering again gives the precise error.
-    VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
+    VEXFS_RETURN_IF_ERROR(txn.Begin(store_, true));
     VEXFS_RETURN_IF_ERROR(
         RegisterModel(&txn, ix_, embedder_->info(), ModelKind::kEmbedded).status());
   }
@@ -156,15 +144,15 @@ Result<ModelRecord> Indexer::EnsureModel() {
 // become lexically searchable without a re-index by hand.
 Status Indexer::EnsureLexicalModel() {
   ModelInfo info{std::string(kLexicalModelName), 0, Metric::kInnerProduct, LexicalFingerprint()};
-  Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
   VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, ix_, info.name));
   txn.Abort();
   if (found && found->kind == ModelKind::kLexical && found->info.fingerprint == info.fingerprint) {
     lexical_ = *found;
     return Status::Ok();
   }
-  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store_, true));
   // Read again in the write transaction: another indexer may have appended.
   VEXFS_ASSIGN_OR_RETURN(found, FindModel(txn, ix_, info.name));
   if (found && found->kind == ModelKind::kLexical) {
@@ -178,7 +166,7 @@ Status Indexer::EnsureLexicalModel() {
     return Status::Ok();
   }
   VEXFS_ASSIGN_OR_RETURN(ModelRecord m, RegisterModel(&txn, ix_, info, ModelKind::kLexical));
-  if (!found) VEXFS_RETURN_IF_ERROR(QueueEveryView(&txn, impl_->dbs(), ix_, /*forget_indexed=*/false));
+  if (!found) VEXFS_RETURN_IF_ERROR(QueueEveryView(&txn, ix_, /*forget_indexed=*/false));
   VEXFS_RETURN_IF_ERROR(txn.Commit());
   lexical_ = m;
   return Status::Ok();
@@ -186,17 +174,15 @@ Status Indexer::EnsureLexicalModel() {
 
 Result<size_t> Indexer::RunBatch() {
   VEXFS_RETURN_IF_ERROR(EnsureModel().status());
-  VEXFS_RETURN_IF_ERROR(AdoptLegacyQueue(impl_, ix_));
+  VEXFS_RETURN_IF_ERROR(AdoptLegacyQueue(store_, ix_));
   Batch batch;
   {
-    Txn txn;
-    VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
-    internal::Cursor cursor;
-    VEXFS_RETURN_IF_ERROR(cursor.Open(txn, ix_.work.table()));
-    const std::string& mine = ix_.work.prefix();
-    VEXFS_ASSIGN_OR_RETURN(bool more, cursor.Seek(mine));
-    if (!more || !cursor.key().starts_with(mine)) return size_t{0};
-    std::string first(ix_.work.EntryOf(cursor.key())), stamp(cursor.value());
+    StoreTxn txn;
+    VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
+    VEXFS_ASSIGN_OR_RETURN(std::vector<FeedItem> head, ix_.work.Peek(txn, "", 1));
+    if (head.empty()) return size_t{0};
+    const std::string& first = head[0].entry;
+    const std::string& stamp = head[0].stamp;
     if (first.empty()) return Status::Corruption("the index's work set holds an empty entry");
     batch.kind = first[0];
     if (batch.kind == static_cast<char>(ChangeKind::kTree)) return ExpandBranch(first, stamp);
@@ -206,14 +192,14 @@ Result<size_t> Indexer::RunBatch() {
       return Status::Corruption("the index's work set holds an entry of unknown kind");
     }
     // Files of one branch, or snapshot file versions: one kind per batch.
-    std::string group = mine + (batch.is_files() ? first.substr(0, 5) : first.substr(0, 1));
-    while (more && cursor.key().starts_with(group) &&
-           batch.jobs.size() < options_.batch_entries) {
+    std::string group = batch.is_files() ? first.substr(0, 5) : first.substr(0, 1);
+    VEXFS_ASSIGN_OR_RETURN(std::vector<FeedItem> items,
+                           ix_.work.Peek(txn, group, options_.batch_entries));
+    for (FeedItem& item : items) {
       Job job;
-      job.key = std::string(ix_.work.EntryOf(cursor.key()));
-      job.stamp = std::string(cursor.value());
+      job.key = std::move(item.entry);
+      job.stamp = std::move(item.stamp);
       batch.jobs.push_back(std::move(job));
-      VEXFS_ASSIGN_OR_RETURN(more, cursor.Next());
     }
   }
   VEXFS_RETURN_IF_ERROR(batch.is_files() ? PrepareFiles(&batch) : PrepareManifests(&batch));
@@ -239,8 +225,8 @@ Status Indexer::Drain(const ProgressFn& progress, const std::function<bool()>& s
     handled += n;
     if (!progress) continue;
     if (std::chrono::steady_clock::now() - counted_at >= kRecount) {
-      Txn txn;
-      VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+      StoreTxn txn;
+      VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
       VEXFS_ASSIGN_OR_RETURN(uint64_t left, ix_.work.Pending(txn));
       total = handled + left;
       counted_at = std::chrono::steady_clock::now();
@@ -251,8 +237,9 @@ Status Indexer::Drain(const ProgressFn& progress, const std::function<bool()>& s
 }
 
 // Splits one file version into passages and finds which need embedding.
-Status Indexer::PrepareContent(const Txn& txn, const internal::ObjectTable& objects,
-                               const internal::Manifest& m, size_t job_index, Batch* batch) {
+Status Indexer::PrepareContent(const StoreTxn& txn,
+                               const std::function<Result<std::string>(uint64_t n)>& read,
+                               size_t job_index, Batch* batch) {
   Job& job = batch->jobs[job_index];
   VEXFS_ASSIGN_OR_RETURN(auto stored, LoadPassages(txn, ix_, model_->id, job.manifest));
   job.known = stored.has_value();
@@ -262,8 +249,7 @@ Status Indexer::PrepareContent(const Txn& txn, const internal::ObjectTable& obje
     job.lexical_known = lex.has_value();
   }
   if (job.known && job.lexical_known) return Status::Ok();
-  uint64_t want = std::min(m.size, options_.max_indexed_bytes);
-  VEXFS_ASSIGN_OR_RETURN(std::string bytes, internal::ReadManifestRange(objects, m, 0, want));
+  VEXFS_ASSIGN_OR_RETURN(std::string bytes, read(options_.max_indexed_bytes));
   bytes.resize(CompleteUtf8Prefix(bytes));
   if (!LooksLikeText(bytes)) return Status::Ok();  // indexed: nothing to search
   for (const Passage& p : SplitPassages(bytes, options_.passages)) {
@@ -284,33 +270,34 @@ Status Indexer::PrepareContent(const Txn& txn, const internal::ObjectTable& obje
 }
 
 Status Indexer::PrepareFiles(Batch* batch) {
-  Txn probe;
-  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&probe, false));
+  StoreTxn probe;
+  VEXFS_RETURN_IF_ERROR(probe.Begin(store_, false));
   uint32_t branch = BranchOfKey(batch->jobs.front().key);
-  VEXFS_ASSIGN_OR_RETURN(auto name, BranchNameById(probe, impl_->dbs(), branch));
+  VEXFS_ASSIGN_OR_RETURN(auto name, BranchNameById(probe, branch));
   probe.Abort();
   if (!name) {  // the branch was deleted
     for (Job& job : batch->jobs) job.drop = true;
     return Status::Ok();
   }
-  internal::TxnScope scope(impl_);
-  VEXFS_RETURN_IF_ERROR(scope.Begin(/*write=*/false, *name));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.BeginOnBranch(store_, /*write=*/false, *name));
   for (size_t i = 0; i < batch->jobs.size(); ++i) {
     if (batch->text_bytes() >= options_.batch_text_bytes) {
       batch->jobs.resize(i);  // the rest waits for the next batch
       break;
     }
-    VEXFS_RETURN_IF_ERROR(PrepareFile(&scope, i, batch));
+    VEXFS_RETURN_IF_ERROR(PrepareFile(&txn, i, batch));
   }
   return Status::Ok();
 }
 
-Status Indexer::PrepareFile(internal::TxnScope* scope, size_t job_index, Batch* batch) {
+Status Indexer::PrepareFile(StoreTxn* txn, size_t job_index, Batch* batch) {
   Job& job = batch->jobs[job_index];
   job.is_file = true;
-  job.branch = scope->branch_id();
-  job.ino = internal::DecodeBE64(std::string_view(job.key).substr(5));
-  auto rec = scope->LoadInode(job.ino);
+  if (!DecodeInodeKeyPrefix(std::string_view(job.key).substr(1), &job.branch, &job.ino)) {
+    return Status::Corruption("the index's work set holds a malformed file entry");
+  }
+  auto rec = txn->Stat(job.ino);
   // Gone, not a file, or unlinked while open (an orphan is in no view).
   if (rec.status().IsNotFound() ||
       (rec.ok() && (rec->type != FileType::kRegular || rec->nlink == 0))) {
@@ -319,16 +306,15 @@ Status Indexer::PrepareFile(internal::TxnScope* scope, size_t job_index, Batch* 
   }
   VEXFS_RETURN_IF_ERROR(rec.status());
   job.ctime = rec->ctime;
-  VEXFS_ASSIGN_OR_RETURN(internal::Manifest m, scope->BuildManifest(job.ino, *rec));
-  job.manifest = internal::ComputeObjectId(internal::ObjectType::kManifest,
-                                           internal::EncodeManifest(m));
-  return PrepareContent(scope->txn(), scope->objects(), m, job_index, batch);
+  VEXFS_ASSIGN_OR_RETURN(job.manifest, txn->FileVersion(job.ino));
+  uint64_t ino = job.ino;
+  return PrepareContent(*txn, [&](uint64_t n) { return txn->ReadFile(ino, 0, n); }, job_index,
+                        batch);
 }
 
 Status Indexer::PrepareManifests(Batch* batch) {
-  Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
-  internal::ObjectTable objects(&txn, impl_->dbs().objects);
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
   for (size_t i = 0; i < batch->jobs.size(); ++i) {
     if (batch->text_bytes() >= options_.batch_text_bytes) {
       batch->jobs.resize(i);
@@ -336,14 +322,16 @@ Status Indexer::PrepareManifests(Batch* batch) {
     }
     Job& job = batch->jobs[i];
     job.manifest = ObjectId::FromBytes(std::string_view(job.key).substr(1));
-    auto m = objects.GetManifest(job.manifest);
+    auto size = txn.VersionSize(job.manifest);
     // Collected by gc, or damaged (fsck reports that): nothing to index.
-    if (m.status().IsNotFound() || m.status().IsCorruption()) {
+    if (size.status().IsNotFound() || size.status().IsCorruption()) {
       job.drop = true;
       continue;
     }
-    VEXFS_RETURN_IF_ERROR(m.status());
-    VEXFS_RETURN_IF_ERROR(PrepareContent(txn, objects, *m, i, batch));
+    VEXFS_RETURN_IF_ERROR(size.status());
+    const ObjectId version = job.manifest;
+    VEXFS_RETURN_IF_ERROR(PrepareContent(
+        txn, [&](uint64_t n) { return txn.ReadVersion(version, 0, n); }, i, batch));
   }
   return Status::Ok();
 }
@@ -376,8 +364,8 @@ Status Indexer::Embed(Batch* batch) {
 }
 
 Status Indexer::Apply(Batch* batch) {
-  Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store_, true));
   // Re-read: another indexer may have appended vectors since EnsureModel().
   VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, ix_, model_->info.name));
   if (!model) return Status::Corruption("model '" + model_->info.name + "' vanished");
@@ -411,7 +399,7 @@ Status Indexer::Apply(Batch* batch) {
   return Status::Ok();
 }
 
-Status Indexer::ApplyJob(Txn* txn, const ModelRecord& model, const ModelRecord* lexical,
+Status Indexer::ApplyJob(StoreTxn* txn, const ModelRecord& model, const ModelRecord* lexical,
                          const Ids& ids, const Job& job) {
   if (!job.drop && !job.known) {
     std::vector<StoredPassage> stored;
@@ -434,37 +422,29 @@ Status Indexer::ApplyJob(Txn* txn, const ModelRecord& model, const ModelRecord* 
 }
 
 // Marks the file indexed at this version, unless it changed since it was read.
-Status Indexer::RecordIndexedFile(Txn* txn, const Job& job) {
-  const auto& dbs = impl_->dbs();
-  VEXFS_ASSIGN_OR_RETURN(auto raw, txn->Get(dbs.inodes, internal::InodeKey(job.branch, job.ino)));
-  if (!raw) return Status::Ok();
-  internal::InodeRecord rec;
-  VEXFS_RETURN_IF_ERROR(internal::DecodeInode(*raw, &rec));
-  if (rec.ctime != job.ctime) return Status::Ok();
-  return txn->Put(ix_.files, internal::InodeKey(job.branch, job.ino),
+Status Indexer::RecordIndexedFile(StoreTxn* txn, const Job& job) {
+  VEXFS_ASSIGN_OR_RETURN(auto now, txn->FindInode(job.branch, job.ino));
+  if (!now || now->ctime != job.ctime) return Status::Ok();
+  return txn->Put(ix_.files, InodeKeyPrefix(job.branch, job.ino),
                   EncodeIndexedFile({job.manifest, job.ctime}));
 }
 
 Result<size_t> Indexer::ExpandBranch(const std::string& key, const std::string& stamp) {
-  const auto& dbs = impl_->dbs();
   uint32_t branch = BranchOfKey(key);
-  Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
-  VEXFS_ASSIGN_OR_RETURN(auto inodes, internal::ScanPrefix(txn, dbs.inodes,
-                                                           internal::BranchPrefix(branch)));
-  for (const auto& [ikey, value] : inodes) {
-    internal::InodeRecord rec;
-    VEXFS_RETURN_IF_ERROR(internal::DecodeInode(value, &rec));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store_, true));
+  VEXFS_ASSIGN_OR_RETURN(std::vector<Attributes> inodes, txn.ListInodes(branch));
+  for (const Attributes& rec : inodes) {
     if (rec.type != FileType::kRegular) continue;
-    uint64_t ino = internal::DecodeBE64(std::string_view(ikey).substr(4));
-    VEXFS_ASSIGN_OR_RETURN(auto have, txn.Get(ix_.files, internal::InodeKey(branch, ino)));
+    uint64_t ino = rec.ino;
+    VEXFS_ASSIGN_OR_RETURN(auto have, txn.Get(ix_.files, InodeKeyPrefix(branch, ino)));
     IndexedFile indexed;
     if (have && DecodeIndexedFile(*have, &indexed).ok() && indexed.ctime == rec.ctime) {
       // Indexed records are shared by models: only these models' passages count.
       VEXFS_ASSIGN_OR_RETURN(bool done, HasAllPassages(txn, indexed.manifest));
       if (done) continue;
     }
-    VEXFS_RETURN_IF_ERROR(ix_.work.Post(&txn, internal::FileChangeEntry(branch, ino)));
+    VEXFS_RETURN_IF_ERROR(ix_.work.Post(&txn, FileChangeEntry(branch, ino)));
   }
   VEXFS_RETURN_IF_ERROR(ix_.work.ConsumeIfUnchanged(&txn, key, stamp).status());
   VEXFS_RETURN_IF_ERROR(txn.Commit());
@@ -472,15 +452,13 @@ Result<size_t> Indexer::ExpandBranch(const std::string& key, const std::string& 
 }
 
 Result<size_t> Indexer::ExpandCommit(const std::string& key, const std::string& stamp) {
-  const auto& dbs = impl_->dbs();
-  Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
-  internal::ObjectTable objects(&txn, dbs.objects);
-  auto commit = objects.GetCommit(ObjectId::FromBytes(std::string_view(key).substr(1)));
-  if (commit.ok()) {
-    VEXFS_RETURN_IF_ERROR(QueueUnindexedVersions(&txn, objects, commit->tree));
-  } else if (!commit.status().IsNotFound() && !commit.status().IsCorruption()) {
-    return commit.status();
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store_, true));
+  auto tree = txn.CommitTree(ObjectId::FromBytes(std::string_view(key).substr(1)));
+  if (tree.ok()) {
+    VEXFS_RETURN_IF_ERROR(QueueUnindexedVersions(&txn, *tree));
+  } else if (!tree.status().IsNotFound() && !tree.status().IsCorruption()) {
+    return tree.status();
   }
   VEXFS_RETURN_IF_ERROR(ix_.work.ConsumeIfUnchanged(&txn, key, stamp).status());
   VEXFS_RETURN_IF_ERROR(txn.Commit());
@@ -488,18 +466,17 @@ Result<size_t> Indexer::ExpandCommit(const std::string& key, const std::string& 
 }
 
 // Queues every file version under `root` that has no passages for the model.
-Status Indexer::QueueUnindexedVersions(Txn* txn, const internal::ObjectTable& objects,
-                                       const ObjectId& root) {
+Status Indexer::QueueUnindexedVersions(StoreTxn* txn, const ObjectId& root) {
   std::unordered_set<ObjectId, ObjectIdHash> seen;
   std::vector<ObjectId> trees{root};
   while (!trees.empty()) {
     ObjectId id = trees.back();
     trees.pop_back();
-    VEXFS_ASSIGN_OR_RETURN(internal::Tree tree, objects.GetTree(id));
-    for (const internal::TreeEntry& e : tree.entries) {
+    VEXFS_ASSIGN_OR_RETURN(std::vector<StoredEntry> entries, txn->ReadTree(id));
+    for (const StoredEntry& e : entries) {
       if (!seen.insert(e.id).second) continue;
-      if (e.type == FileType::kDirectory) trees.push_back(e.id);
-      if (e.type != FileType::kRegular) continue;
+      if (e.attr.type == FileType::kDirectory) trees.push_back(e.id);
+      if (e.attr.type != FileType::kRegular) continue;
       VEXFS_ASSIGN_OR_RETURN(bool done, HasAllPassages(*txn, e.id));
       if (!done) VEXFS_RETURN_IF_ERROR(ix_.work.Post(txn, ManifestWorkEntry(e.id)));
     }
@@ -508,7 +485,7 @@ Status Indexer::QueueUnindexedVersions(Txn* txn, const internal::ObjectTable& ob
 }
 
 // Whether the text model and the lexical model both have this version's passages.
-Result<bool> Indexer::HasAllPassages(const Txn& txn, const ObjectId& manifest) {
+Result<bool> Indexer::HasAllPassages(const StoreTxn& txn, const ObjectId& manifest) {
   VEXFS_ASSIGN_OR_RETURN(auto stored, LoadPassages(txn, ix_, model_->id, manifest));
   if (!stored || !lexical_) return stored.has_value();
   VEXFS_ASSIGN_OR_RETURN(auto lex, LoadPassages(txn, ix_, lexical_->id, manifest));

@@ -24,7 +24,8 @@
 #include "index/index_records.h"
 #include "index/passages.h"
 #include "index/search_tables.h"
-#include "store/store_impl.h"
+#include "vexfs/extension.h"
+#include "vexfs/store.h"
 
 namespace vexfs::index {
 
@@ -41,7 +42,7 @@ struct IndexerOptions {
 
 class Indexer {
  public:
-  Indexer(internal::StoreImpl* impl, Embedder* embedder, IndexerOptions options = {});
+  Indexer(Store* store, Embedder* embedder, IndexerOptions options = {});
 
   // Processes one batch. Returns the number of queue entries it handled; 0 means
   // the queue was empty. Embedder errors are returned and leave the batch queued.
@@ -65,26 +66,27 @@ class Indexer {
     std::vector<uint64_t> lexical;
   };
   Status EnsureLexicalModel();
-  Result<bool> HasAllPassages(const internal::Txn& txn, const ObjectId& manifest);
+  Result<bool> HasAllPassages(const StoreTxn& txn, const ObjectId& manifest);
   // Branch and snapshot entries expand into file and file-version entries.
   Result<size_t> ExpandBranch(const std::string& key, const std::string& stamp);
   Result<size_t> ExpandCommit(const std::string& key, const std::string& stamp);
-  Status QueueUnindexedVersions(internal::Txn* txn, const internal::ObjectTable& objects,
-                                const ObjectId& root);
+  Status QueueUnindexedVersions(StoreTxn* txn, const ObjectId& root);
   // Reading: which passages each entry has and which texts need embedding.
   Status PrepareFiles(Batch* batch);
-  Status PrepareFile(internal::TxnScope* scope, size_t job_index, Batch* batch);
+  Status PrepareFile(StoreTxn* txn, size_t job_index, Batch* batch);
   Status PrepareManifests(Batch* batch);
-  Status PrepareContent(const internal::Txn& txn, const internal::ObjectTable& objects,
-                        const internal::Manifest& m, size_t job_index, Batch* batch);
+  // `read` gives the version's first n bytes (fewer if it is shorter).
+  Status PrepareContent(const StoreTxn& txn,
+                        const std::function<Result<std::string>(uint64_t n)>& read,
+                        size_t job_index, Batch* batch);
   Status Embed(Batch* batch);
   // Writing, in one short transaction.
   Status Apply(Batch* batch);
-  Status ApplyJob(internal::Txn* txn, const ModelRecord& model, const ModelRecord* lexical,
+  Status ApplyJob(StoreTxn* txn, const ModelRecord& model, const ModelRecord* lexical,
                   const Ids& ids, const Job& job);
-  Status RecordIndexedFile(internal::Txn* txn, const Job& job);
+  Status RecordIndexedFile(StoreTxn* txn, const Job& job);
 
-  internal::StoreImpl* impl_;
+  Store* store_;
   IndexTables ix_;  // set by EnsureModel()
   Embedder* embedder_;
   IndexerOptions options_;
@@ -95,8 +97,8 @@ class Indexer {
 // Key (in the models table) of a counter bumped by every indexing commit, so
 // cached views of snapshots know when passages were added.
 inline constexpr std::string_view kIndexGenerationKey = "generation";
-Result<uint64_t> ReadIndexGeneration(const internal::Txn& txn, const IndexTables& ix);
-Status BumpIndexGeneration(internal::Txn* txn, const IndexTables& ix);
+Result<uint64_t> ReadIndexGeneration(const StoreTxn& txn, const IndexTables& ix);
+Status BumpIndexGeneration(StoreTxn* txn, const IndexTables& ix);
 
 }  // namespace vexfs::index
 

@@ -36,14 +36,14 @@ unsigned ShardCount(uint64_t records) {
 }
 
 // Records [from, to) into a new shard database at `path`.
-Status BuildShard(internal::StoreImpl* impl, const ModelRecord& model, uint64_t from,
+Status BuildShard(Store* store, const ModelRecord& model, uint64_t from,
                   uint64_t to, const std::string& path, const ProgressFn& progress,
                   const BuildStopFn& stop) {
   ModelRecord range = model;
   range.next_vector = to;  // ForEachLexicalRecord stops here
   try {
     Xapian::WritableDatabase db(path, kShardFlags);
-    VEXFS_RETURN_IF_ERROR(AddLexicalRecords(impl, range, from, &db, progress, stop));
+    VEXFS_RETURN_IF_ERROR(AddLexicalRecords(store, range, from, &db, progress, stop));
     db.commit();
     db.close();
   } catch (const Xapian::Error& e) {
@@ -53,7 +53,7 @@ Status BuildShard(internal::StoreImpl* impl, const ModelRecord& model, uint64_t 
 }
 
 // Shards side by side, then one compaction that keeps the document numbers.
-Status BuildSharded(internal::StoreImpl* impl, const ModelRecord& model, unsigned shards,
+Status BuildSharded(Store* store, const ModelRecord& model, unsigned shards,
                     const std::string& path, const ProgressFn& progress,
                     const BuildStopFn& stop) {
   uint64_t total = model.next_vector;
@@ -77,7 +77,7 @@ Status BuildSharded(internal::StoreImpl* impl, const ModelRecord& model, unsigne
           progress(sum, total);
         };
       }
-      results[s] = BuildShard(impl, model, from, to, paths[s], report, stop);
+      results[s] = BuildShard(store, model, from, to, paths[s], report, stop);
     });
   }
   for (std::thread& t : threads) t.join();
@@ -96,12 +96,12 @@ Status BuildSharded(internal::StoreImpl* impl, const ModelRecord& model, unsigne
 
 }  // namespace
 
-Status AddLexicalRecords(internal::StoreImpl* impl, const ModelRecord& model, uint64_t from,
+Status AddLexicalRecords(Store* store, const ModelRecord& model, uint64_t from,
                          Xapian::WritableDatabase* db, const ProgressFn& progress,
                          const BuildStopFn& stop) {
-  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl));
-  internal::Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
+  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(store));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store, false));
   uint64_t added = 0;
   uint64_t total = model.next_vector - from;
   try {
@@ -124,20 +124,20 @@ Status AddLexicalRecords(internal::StoreImpl* impl, const ModelRecord& model, ui
   return Status::Ok();
 }
 
-Status BuildLexicalDatabase(internal::StoreImpl* impl, const ModelRecord& model,
+Status BuildLexicalDatabase(Store* store, const ModelRecord& model,
                             const std::string& path, const ProgressFn& progress,
                             const BuildStopFn& stop) {
-  return BuildLexicalDatabaseInShards(impl, model, path, progress,
+  return BuildLexicalDatabaseInShards(store, model, path, progress,
                                       ShardCount(model.next_vector), stop);
 }
 
-Status BuildLexicalDatabaseInShards(internal::StoreImpl* impl, const ModelRecord& model,
+Status BuildLexicalDatabaseInShards(Store* store, const ModelRecord& model,
                                     const std::string& path, const ProgressFn& progress,
                                     unsigned shards, const BuildStopFn& stop) {
-  if (shards > 1) return BuildSharded(impl, model, shards, path, progress, stop);
+  if (shards > 1) return BuildSharded(store, model, shards, path, progress, stop);
   try {
     Xapian::WritableDatabase db(path, kShardFlags);
-    VEXFS_RETURN_IF_ERROR(AddLexicalRecords(impl, model, 0, &db, progress, stop));
+    VEXFS_RETURN_IF_ERROR(AddLexicalRecords(store, model, 0, &db, progress, stop));
     db.commit();
     db.close();
   } catch (const Xapian::Error& e) {

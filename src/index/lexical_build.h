@@ -16,7 +16,8 @@
 #include <string>
 
 #include "index/index_records.h"
-#include "store/store_impl.h"
+#include "vexfs/extension.h"
+#include "vexfs/store.h"
 
 namespace vexfs::index {
 
@@ -25,7 +26,7 @@ using BuildStopFn = std::function<bool()>;
 
 // Adds records [from, model.next_vector) to `db` as documents id + 1,
 // committing every thousand documents. Xapian errors become kIOError.
-Status AddLexicalRecords(internal::StoreImpl* impl, const ModelRecord& model, uint64_t from,
+Status AddLexicalRecords(Store* store, const ModelRecord& model, uint64_t from,
                          Xapian::WritableDatabase* db, const ProgressFn& progress,
                          const BuildStopFn& stop = nullptr);
 
@@ -33,11 +34,11 @@ Status AddLexicalRecords(internal::StoreImpl* impl, const ModelRecord& model, ui
 // not exist), in as many shards as the log's size and the cores make worth it.
 // Scratch shards live beside it, in `path` + ".s<N>", and are removed on success
 // (a crash or a stop leaves them to the caller's cleanup).
-Status BuildLexicalDatabase(internal::StoreImpl* impl, const ModelRecord& model,
+Status BuildLexicalDatabase(Store* store, const ModelRecord& model,
                             const std::string& path, const ProgressFn& progress,
                             const BuildStopFn& stop = nullptr);
 // The same in exactly `shards` shards (at least 1); for tests.
-Status BuildLexicalDatabaseInShards(internal::StoreImpl* impl, const ModelRecord& model,
+Status BuildLexicalDatabaseInShards(Store* store, const ModelRecord& model,
                                     const std::string& path, const ProgressFn& progress,
                                     unsigned shards, const BuildStopFn& stop = nullptr);
 

@@ -146,16 +146,16 @@ std::optional<Meta> ReadMeta(const std::string& dir, uint32_t id) {
 
 // Whether `meta` describes records of this model that the log still holds, and
 // its files are the ones it describes.
-Result<bool> MetaMatchesStore(internal::StoreImpl* impl, const ModelRecord& model,
+Result<bool> MetaMatchesStore(Store* store, const ModelRecord& model,
                               const std::string& dir, const Meta& meta) {
   if (meta.model != model.id || meta.fingerprint != model.info.fingerprint ||
       meta.count > model.next_vector) {
     return false;
   }
   if (meta.count > 0) {
-    VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl));
-    internal::Txn txn;
-    VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
+    VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(store));
+    StoreTxn txn;
+    VEXFS_RETURN_IF_ERROR(txn.Begin(store, false));
     auto hash = LexicalRecordHash(txn, ix, model, meta.count - 1);
     if (hash.status().IsCorruption()) return false;
     VEXFS_RETURN_IF_ERROR(hash.status());
@@ -193,7 +193,7 @@ Status SyncTree(const std::string& path) {
   return SyncDirectory(path);
 }
 
-Status WriteGeneration(internal::StoreImpl* impl, const ModelRecord& model,
+Status WriteGeneration(Store* store, const ModelRecord& model,
                        const std::string& dir, const std::optional<Meta>& base, uint64_t gen,
                        const ProgressFn& progress, const BuildStopFn& stop) {
   std::string path = GenerationDir(dir, model.id, gen);
@@ -204,13 +204,13 @@ Status WriteGeneration(internal::StoreImpl* impl, const ModelRecord& model,
              fs::copy_options::overwrite_existing, ec);
     if (ec) return Status::IOError("copy lexical checkpoint to '" + path + "': " + ec.message());
   } else {
-    VEXFS_RETURN_IF_ERROR(BuildLexicalDatabase(impl, model, path, progress, stop));
+    VEXFS_RETURN_IF_ERROR(BuildLexicalDatabase(store, model, path, progress, stop));
   }
   try {
     Xapian::WritableDatabase db(path, Xapian::DB_BACKEND_GLASS | Xapian::DB_NO_SYNC |
                                           Xapian::DB_OPEN);
     if (base) {
-      VEXFS_RETURN_IF_ERROR(AddLexicalRecords(impl, model, base->count, &db, progress, stop));
+      VEXFS_RETURN_IF_ERROR(AddLexicalRecords(store, model, base->count, &db, progress, stop));
     }
     db.set_metadata(std::string(kCountKey), std::to_string(model.next_vector));
     db.set_metadata(std::string(kFingerprintKey), model.info.fingerprint);
@@ -234,7 +234,7 @@ void RemoveOldGenerations(const std::string& dir, uint32_t id, uint64_t keep_a, 
 
 }  // namespace
 
-Result<std::optional<LexicalCheckpoint>> LoadLexicalCheckpoint(internal::StoreImpl* impl,
+Result<std::optional<LexicalCheckpoint>> LoadLexicalCheckpoint(Store* store,
                                                                const ModelRecord& model,
                                                                const std::string& dir) {
   using Out = std::optional<LexicalCheckpoint>;
@@ -245,7 +245,7 @@ Result<std::optional<LexicalCheckpoint>> LoadLexicalCheckpoint(internal::StoreIm
   (void)lock.Acquire(LockPath(dir, model.id), LOCK_SH);
   std::optional<Meta> meta = ReadMeta(dir, model.id);
   if (!meta) return Out();
-  VEXFS_ASSIGN_OR_RETURN(bool matches, MetaMatchesStore(impl, model, dir, *meta));
+  VEXFS_ASSIGN_OR_RETURN(bool matches, MetaMatchesStore(store, model, dir, *meta));
   if (!matches) return Out();
   auto db = OpenVerified(GenerationDir(dir, model.id, meta->generation), *meta);
   if (!db) return Out();
@@ -255,7 +255,7 @@ Result<std::optional<LexicalCheckpoint>> LoadLexicalCheckpoint(internal::StoreIm
 namespace {
 
 // Both builds; `only_if_due` skips one that LexicalCheckpointDue does not ask for.
-Status Build(internal::StoreImpl* impl, const ModelRecord& stale_model, const std::string& dir,
+Status Build(Store* store, const ModelRecord& stale_model, const std::string& dir,
              const ProgressFn& progress, const BuildStopFn& stop, bool only_if_due) {
   std::error_code ec;
   fs::create_directories(ModelDir(dir, stale_model.id), ec);
@@ -265,9 +265,9 @@ Status Build(internal::StoreImpl* impl, const ModelRecord& stale_model, const st
   // The model as of now: the generation holds exactly the records the log has.
   ModelRecord model = stale_model;
   {
-    VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl));
-    internal::Txn txn;
-    VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
+    VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(store));
+    StoreTxn txn;
+    VEXFS_RETURN_IF_ERROR(txn.Begin(store, false));
     VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, ix, model.info.name));
     if (!found) return Status::NotFound("model '" + model.info.name + "' is not registered");
     model = *found;
@@ -275,19 +275,19 @@ Status Build(internal::StoreImpl* impl, const ModelRecord& stale_model, const st
   std::optional<Meta> base = ReadMeta(dir, model.id);
   uint64_t gen = base ? base->generation + 1 : 1;
   if (base) {
-    VEXFS_ASSIGN_OR_RETURN(bool usable, MetaMatchesStore(impl, model, dir, *base));
+    VEXFS_ASSIGN_OR_RETURN(bool usable, MetaMatchesStore(store, model, dir, *base));
     if (usable && base->count == model.next_vector) return Status::Ok();
     if (!usable) base.reset();
   }
   if (only_if_due && !LexicalCheckpointDue(base ? base->count : 0, model.next_vector)) {
     return Status::Ok();
   }
-  VEXFS_RETURN_IF_ERROR(WriteGeneration(impl, model, dir, base, gen, progress, stop));
+  VEXFS_RETURN_IF_ERROR(WriteGeneration(store, model, dir, base, gen, progress, stop));
   Meta meta{model.id, model.info.fingerprint, gen, model.next_vector, ObjectId{}, ""};
   if (meta.count > 0) {
-    VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl));
-    internal::Txn txn;
-    VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
+    VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(store));
+    StoreTxn txn;
+    VEXFS_RETURN_IF_ERROR(txn.Begin(store, false));
     VEXFS_ASSIGN_OR_RETURN(meta.last_hash,
                            LexicalRecordHash(txn, ix, model, meta.count - 1));
   }
@@ -300,15 +300,15 @@ Status Build(internal::StoreImpl* impl, const ModelRecord& stale_model, const st
 
 }  // namespace
 
-Status BuildLexicalCheckpoint(internal::StoreImpl* impl, const ModelRecord& model,
+Status BuildLexicalCheckpoint(Store* store, const ModelRecord& model,
                               const std::string& dir, const ProgressFn& progress,
                               const BuildStopFn& stop) {
-  return Build(impl, model, dir, progress, stop, /*only_if_due=*/false);
+  return Build(store, model, dir, progress, stop, /*only_if_due=*/false);
 }
 
-Status BuildLexicalCheckpointIfDue(internal::StoreImpl* impl, const ModelRecord& model,
+Status BuildLexicalCheckpointIfDue(Store* store, const ModelRecord& model,
                                    const std::string& dir, const BuildStopFn& stop) {
-  return Build(impl, model, dir, nullptr, stop, /*only_if_due=*/true);
+  return Build(store, model, dir, nullptr, stop, /*only_if_due=*/true);
 }
 
 bool LexicalCheckpointDue(uint64_t checkpointed, uint64_t total) {

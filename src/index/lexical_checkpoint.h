@@ -28,7 +28,8 @@
 
 #include "index/index_records.h"
 #include "index/lexical_build.h"
-#include "store/store_impl.h"
+#include "vexfs/extension.h"
+#include "vexfs/store.h"
 
 namespace vexfs::index {
 
@@ -40,7 +41,7 @@ struct LexicalCheckpoint {
 
 // The valid current checkpoint of `model` in `dir`, or nullopt (missing, stale,
 // foreign or damaged). Fails only on store errors.
-Result<std::optional<LexicalCheckpoint>> LoadLexicalCheckpoint(internal::StoreImpl* impl,
+Result<std::optional<LexicalCheckpoint>> LoadLexicalCheckpoint(Store* store,
                                                                const ModelRecord& model,
                                                                const std::string& dir);
 
@@ -51,13 +52,13 @@ Result<std::optional<LexicalCheckpoint>> LoadLexicalCheckpoint(internal::StoreIm
 // `dir` cannot be written (the caller carries on from memory).
 // `stop`, asked between commits, ends the build early with kBusy and publishes
 // nothing.
-Status BuildLexicalCheckpoint(internal::StoreImpl* impl, const ModelRecord& model,
+Status BuildLexicalCheckpoint(Store* store, const ModelRecord& model,
                               const std::string& dir, const ProgressFn& progress = nullptr,
                               const BuildStopFn& stop = nullptr);
 
 // The same, only when LexicalCheckpointDue says the current valid generation
 // lacks enough records; otherwise returns at once.
-Status BuildLexicalCheckpointIfDue(internal::StoreImpl* impl, const ModelRecord& model,
+Status BuildLexicalCheckpointIfDue(Store* store, const ModelRecord& model,
                                    const std::string& dir, const BuildStopFn& stop);
 
 // Whether a checkpoint holding `checkpointed` of a log's `total` records should

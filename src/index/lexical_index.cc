@@ -36,27 +36,27 @@ Status XapianStatus(const Xapian::Error& e, std::string_view what) {
 
 }  // namespace
 
-LexicalIndex::LexicalIndex(internal::StoreImpl* impl, ModelRecord model, std::string dir)
-    : impl_(impl), model_(std::move(model)), dir_(std::move(dir)) {}
+LexicalIndex::LexicalIndex(Store* store, ModelRecord model, std::string dir)
+    : store_(store), model_(std::move(model)), dir_(std::move(dir)) {}
 
-Result<std::unique_ptr<LexicalIndex>> LexicalIndex::Open(internal::StoreImpl* impl,
+Result<std::unique_ptr<LexicalIndex>> LexicalIndex::Open(Store* store,
                                                          const ModelRecord& model,
                                                          const std::string& dir,
                                                          const ProgressFn& progress) {
-  std::unique_ptr<LexicalIndex> index(new LexicalIndex(impl, model, dir));
+  std::unique_ptr<LexicalIndex> index(new LexicalIndex(store, model, dir));
   VEXFS_RETURN_IF_ERROR(index->Load(progress));
   return index;
 }
 
 Status LexicalIndex::Load(const ProgressFn& progress) {
   VEXFS_RETURN_IF_ERROR(RefreshModel());
-  VEXFS_ASSIGN_OR_RETURN(auto cp, LoadLexicalCheckpoint(impl_, model_, dir_));
+  VEXFS_ASSIGN_OR_RETURN(auto cp, LoadLexicalCheckpoint(store_, model_, dir_));
   // No valid checkpoint of a large log, or one far behind: build one on disk
   // rather than holding that much in memory (a read-only store falls back to
   // memory).
   if (LexicalCheckpointDue(cp ? cp->count : 0, model_.next_vector) &&
-      BuildLexicalCheckpoint(impl_, model_, dir_, progress).ok()) {
-    VEXFS_ASSIGN_OR_RETURN(cp, LoadLexicalCheckpoint(impl_, model_, dir_));
+      BuildLexicalCheckpoint(store_, model_, dir_, progress).ok()) {
+    VEXFS_ASSIGN_OR_RETURN(cp, LoadLexicalCheckpoint(store_, model_, dir_));
   }
   checkpoint_.reset();
   checkpointed_ = 0;
@@ -75,9 +75,9 @@ Status LexicalIndex::Load(const ProgressFn& progress) {
 }
 
 Status LexicalIndex::RefreshModel() {
-  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl_));
-  internal::Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(store_));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
   VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, ix, model_.info.name));
   if (!found) return Status::NotFound("model '" + model_.info.name + "' is not registered");
   model_ = *found;
@@ -91,9 +91,9 @@ Status LexicalIndex::CatchUp() {
   }
   Status st;
   if (model_.next_vector > size_) {
-    VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl_));
-    internal::Txn txn;
-    VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+    VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(store_));
+    StoreTxn txn;
+    VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
     // size_ follows every added document, so a catch-up that stops half-way
     // (a damaged record) resumes after what it added instead of adding it twice.
     try {
@@ -130,7 +130,7 @@ void LexicalIndex::Combine() {
 }
 
 Status LexicalIndex::SaveCheckpoint() {
-  VEXFS_RETURN_IF_ERROR(BuildLexicalCheckpoint(impl_, model_, dir_));
+  VEXFS_RETURN_IF_ERROR(BuildLexicalCheckpoint(store_, model_, dir_));
   return Load(nullptr);
 }
 

@@ -30,7 +30,8 @@
 #include "index/index_records.h"
 #include "index/lexical_checkpoint.h"
 #include "index/top_k.h"
-#include "store/store_impl.h"
+#include "vexfs/extension.h"
+#include "vexfs/store.h"
 
 namespace vexfs::index {
 
@@ -51,7 +52,7 @@ class LexicalIndex {
   // Loads the valid checkpoint (or builds one when the log is large and none is
   // valid), then catches up from the log. Never fails because of the files in
   // `dir`; fails only on store errors.
-  static Result<std::unique_ptr<LexicalIndex>> Open(internal::StoreImpl* impl,
+  static Result<std::unique_ptr<LexicalIndex>> Open(Store* store,
                                                     const ModelRecord& model,
                                                     const std::string& dir,
                                                     const ProgressFn& progress = nullptr);
@@ -77,7 +78,7 @@ class LexicalIndex {
                                 const LexicalFeedback& feedback = {});
 
  private:
-  LexicalIndex(internal::StoreImpl* impl, ModelRecord model, std::string dir);
+  LexicalIndex(Store* store, ModelRecord model, std::string dir);
   Status Load(const ProgressFn& progress);
   Status RefreshModel();
   void Combine();
@@ -87,7 +88,7 @@ class LexicalIndex {
                                     const std::vector<uint8_t>& visible, uint64_t visible_count,
                                     const LexicalFeedback& feedback);
 
-  internal::StoreImpl* impl_;
+  Store* store_;
   ModelRecord model_;
   std::string dir_;
   std::unique_ptr<Xapian::Database> checkpoint_;  // records [0, checkpointed_), or null

@@ -6,7 +6,6 @@
 #include "common/coding.h"
 #include "common/sha256.h"
 #include "index/vector_log.h"
-#include "store/records.h"
 
 namespace vexfs::index {
 namespace {
@@ -46,7 +45,7 @@ Status DecodeLexicalRecord(std::string_view record, ObjectId* passage_hash, std:
   return Status::Ok();
 }
 
-Result<uint64_t> AppendLexicalRecord(internal::Txn* txn, const IndexTables& ix,
+Result<uint64_t> AppendLexicalRecord(StoreTxn* txn, const IndexTables& ix,
                                      ModelRecord* model, const ObjectId& passage_hash,
                                      std::string_view text) {
   return AppendLogRecord(txn, ix, model, passage_hash,
@@ -54,10 +53,10 @@ Result<uint64_t> AppendLexicalRecord(internal::Txn* txn, const IndexTables& ix,
 }
 
 Status ForEachLexicalRecord(
-    const internal::Txn& txn, const IndexTables& ix, const ModelRecord& model,
+    const StoreTxn& txn, const IndexTables& ix, const ModelRecord& model,
     uint64_t from,
     const std::function<Status(uint64_t id, const ObjectId& hash, std::string_view text)>& fn) {
-  internal::Cursor cursor;
+  TableCursor cursor;
   VEXFS_RETURN_IF_ERROR(cursor.Open(txn, ix.vectors));
   std::string prefix = VectorPrefix(model.id);
   VEXFS_ASSIGN_OR_RETURN(bool more, cursor.Seek(VectorKey(model.id, from)));
@@ -65,7 +64,7 @@ Status ForEachLexicalRecord(
   std::string text;
   for (uint64_t expect = from; expect < model.next_vector; ++expect) {
     if (!more || !cursor.key().starts_with(prefix) ||
-        internal::DecodeBE64(cursor.key().substr(prefix.size())) != expect) {
+        DecodeBE64(cursor.key().substr(prefix.size())) != expect) {
       return Status::Corruption("lexical log of model '" + model.info.name + "' has no record " +
                                 std::to_string(expect));
     }
@@ -77,7 +76,7 @@ Status ForEachLexicalRecord(
   return Status::Ok();
 }
 
-Result<ObjectId> LexicalRecordHash(const internal::Txn& txn, const IndexTables& ix,
+Result<ObjectId> LexicalRecordHash(const StoreTxn& txn, const IndexTables& ix,
                                    const ModelRecord& model, uint64_t id) {
   VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(ix.vectors, VectorKey(model.id, id)));
   if (!raw || raw->size() < kHashBytes) {

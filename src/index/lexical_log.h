@@ -29,19 +29,19 @@ Status DecodeLexicalRecord(std::string_view record, ObjectId* passage_hash, std:
 // The lexical id of `text` (whose SHA-256 is `passage_hash`), appending a record
 // if the model has none for it. Advances model->next_vector; the caller saves the
 // model record in the same transaction.
-Result<uint64_t> AppendLexicalRecord(internal::Txn* txn, const IndexTables& ix,
+Result<uint64_t> AppendLexicalRecord(StoreTxn* txn, const IndexTables& ix,
                                      ModelRecord* model, const ObjectId& passage_hash,
                                      std::string_view text);
 
 // Calls `fn` for records [from, model.next_vector) in id order; a gap or a
 // malformed record is kCorruption.
 Status ForEachLexicalRecord(
-    const internal::Txn& txn, const IndexTables& ix, const ModelRecord& model,
+    const StoreTxn& txn, const IndexTables& ix, const ModelRecord& model,
     uint64_t from,
     const std::function<Status(uint64_t id, const ObjectId& hash, std::string_view text)>& fn);
 
 // The passage hash of record `id` (checkpoints remember their last one).
-Result<ObjectId> LexicalRecordHash(const internal::Txn& txn, const IndexTables& ix,
+Result<ObjectId> LexicalRecordHash(const StoreTxn& txn, const IndexTables& ix,
                                    const ModelRecord& model, uint64_t id);
 
 }  // namespace vexfs::index

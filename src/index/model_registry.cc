@@ -41,7 +41,7 @@ Status CheckSameModel(const ModelRecord& have, const ModelInfo& info, ModelKind 
   return Status::Ok();
 }
 
-Result<uint32_t> AllocateModelId(internal::Txn* txn, const IndexTables& ix) {
+Result<uint32_t> AllocateModelId(StoreTxn* txn, const IndexTables& ix) {
   VEXFS_ASSIGN_OR_RETURN(auto raw, txn->Get(ix.models, kNextModelIdKey));
   uint32_t id = 1;
   if (raw) {
@@ -71,7 +71,7 @@ Status ValidateModelName(std::string_view name) {
   return Status::Ok();
 }
 
-Result<std::optional<ModelRecord>> FindModel(const internal::Txn& txn,
+Result<std::optional<ModelRecord>> FindModel(const StoreTxn& txn,
                                              const IndexTables& ix,
                                              std::string_view name) {
   VEXFS_ASSIGN_OR_RETURN(auto id_raw, txn.Get(ix.models, ModelNameKey(name)));
@@ -83,10 +83,10 @@ Result<std::optional<ModelRecord>> FindModel(const internal::Txn& txn,
   return std::optional<ModelRecord>(std::move(m));
 }
 
-Result<std::vector<ModelRecord>> ListModels(const internal::Txn& txn,
+Result<std::vector<ModelRecord>> ListModels(const StoreTxn& txn,
                                             const IndexTables& ix) {
   std::vector<ModelRecord> models;
-  internal::Cursor cursor;
+  TableCursor cursor;
   VEXFS_RETURN_IF_ERROR(cursor.Open(txn, ix.models));
   VEXFS_ASSIGN_OR_RETURN(bool more, cursor.Seek("i"));
   for (; more && cursor.key().starts_with("i"); ) {
@@ -98,7 +98,7 @@ Result<std::vector<ModelRecord>> ListModels(const internal::Txn& txn,
   return models;
 }
 
-Result<ModelRecord> RegisterModel(internal::Txn* txn, const IndexTables& ix,
+Result<ModelRecord> RegisterModel(StoreTxn* txn, const IndexTables& ix,
                                   const ModelInfo& info, ModelKind kind) {
   VEXFS_RETURN_IF_ERROR(ValidateModelName(info.name));
   // Lexical models hold passage texts, not vectors: dimension 0.
@@ -121,7 +121,7 @@ Result<ModelRecord> RegisterModel(internal::Txn* txn, const IndexTables& ix,
   return m;
 }
 
-Status SaveModel(internal::Txn* txn, const IndexTables& ix, const ModelRecord& m) {
+Status SaveModel(StoreTxn* txn, const IndexTables& ix, const ModelRecord& m) {
   return txn->Put(ix.models, ModelIdKey(m.id), EncodeModel(m));
 }
 

@@ -19,17 +19,17 @@ const char* ModelKindName(ModelKind kind);
 // Model names: 1-128 bytes of [A-Za-z0-9._:-].
 Status ValidateModelName(std::string_view name);
 
-Result<std::optional<ModelRecord>> FindModel(const internal::Txn& txn,
+Result<std::optional<ModelRecord>> FindModel(const StoreTxn& txn,
                                              const IndexTables& ix,
                                              std::string_view name);
-Result<std::vector<ModelRecord>> ListModels(const internal::Txn& txn,
+Result<std::vector<ModelRecord>> ListModels(const StoreTxn& txn,
                                             const IndexTables& ix);
 
 // Returns the model named info.name, registering it if new. kInvalidArgument if a
 // model of that name exists with another kind, dimension, metric or fingerprint.
-Result<ModelRecord> RegisterModel(internal::Txn* txn, const IndexTables& ix,
+Result<ModelRecord> RegisterModel(StoreTxn* txn, const IndexTables& ix,
                                   const ModelInfo& info, ModelKind kind);
-Status SaveModel(internal::Txn* txn, const IndexTables& ix, const ModelRecord& m);
+Status SaveModel(StoreTxn* txn, const IndexTables& ix, const ModelRecord& m);
 
 }  // namespace vexfs::index
 

@@ -10,8 +10,6 @@
 namespace vexfs::index {
 namespace {
 
-using internal::Txn;
-
 constexpr char kExtensionName[] = "search";
 // Left by format-1 stores in the store's meta table: the old homes of the index
 // generation and of the embedder spec (now keys of the models table).
@@ -19,17 +17,7 @@ constexpr std::string_view kLegacyGenerationKey = "ix_generation";
 constexpr std::string_view kLegacyEmbedderKey = "ix_embedder";  // now "embedder" in ix_models
 constexpr std::string_view kEmbedderKey = "embedder";
 
-// True if branch `id`'s root directory has no entries: nothing to rescan.
-Result<bool> TreeIsEmpty(const Txn& txn, const internal::Databases& dbs, uint32_t id) {
-  internal::Cursor cursor;
-  VEXFS_RETURN_IF_ERROR(cursor.Open(txn, dbs.dirents));
-  std::string prefix = internal::DirentPrefix(id, kRootIno);
-  VEXFS_ASSIGN_OR_RETURN(bool found, cursor.Seek(prefix));
-  return !found || !cursor.key().starts_with(prefix);
-}
-
-std::vector<internal::TableSpec> TableSpecs() {
-  using internal::TableScope;
+std::vector<TableSpec> TableSpecs() {
   return {{"ix_files", TableScope::kPerInode},
           {"ix_models", TableScope::kGlobal},
           {"ix_passages", TableScope::kGlobal},
@@ -40,13 +28,13 @@ std::vector<internal::TableSpec> TableSpecs() {
 
 // The index's fsck check: its records decode, and passages name vectors that
 // exist. Derived data: a problem here is repaired by `vexfs index rebuild`.
-class SearchExtension : public internal::Extension {
+class SearchExtension : public Extension {
  public:
   explicit SearchExtension(IndexTables tables) : tables_(std::move(tables)) {}
   const std::string& name() const override { return name_; }
   const IndexTables& tables() const { return tables_; }
 
-  Status Check(const Txn& txn, FsckReport* report) override {
+  Status Check(const StoreTxn& txn, FsckReport* report) override {
     VEXFS_RETURN_IF_ERROR(CheckIndexedFiles(txn, report));
     std::map<uint32_t, uint64_t> next_vector;
     VEXFS_RETURN_IF_ERROR(CheckModels(txn, report, &next_vector));
@@ -54,8 +42,8 @@ class SearchExtension : public internal::Extension {
   }
 
  private:
-  Status CheckIndexedFiles(const Txn& txn, FsckReport* report) {
-    VEXFS_ASSIGN_OR_RETURN(auto rows, internal::ScanPrefix(txn, tables_.files, ""));
+  Status CheckIndexedFiles(const StoreTxn& txn, FsckReport* report) {
+    VEXFS_ASSIGN_OR_RETURN(auto rows, txn.Scan(tables_.files, ""));
     for (const auto& [key, value] : rows) {
       IndexedFile f;
       if (key.size() != 12 || !DecodeIndexedFile(value, &f).ok()) {
@@ -65,8 +53,8 @@ class SearchExtension : public internal::Extension {
     return Status::Ok();
   }
 
-  Status CheckModels(const Txn& txn, FsckReport* report, std::map<uint32_t, uint64_t>* next) {
-    VEXFS_ASSIGN_OR_RETURN(auto rows, internal::ScanPrefix(txn, tables_.models, "i"));
+  Status CheckModels(const StoreTxn& txn, FsckReport* report, std::map<uint32_t, uint64_t>* next) {
+    VEXFS_ASSIGN_OR_RETURN(auto rows, txn.Scan(tables_.models, "i"));
     for (const auto& [key, value] : rows) {
       ModelRecord m;
       Status st = DecodeModel(value, &m);
@@ -79,9 +67,9 @@ class SearchExtension : public internal::Extension {
     return Status::Ok();
   }
 
-  Status CheckPassages(const Txn& txn, const std::map<uint32_t, uint64_t>& next_vector,
+  Status CheckPassages(const StoreTxn& txn, const std::map<uint32_t, uint64_t>& next_vector,
                        FsckReport* report) {
-    internal::Cursor cursor;
+    TableCursor cursor;
     VEXFS_RETURN_IF_ERROR(cursor.Open(txn, tables_.passages));
     VEXFS_ASSIGN_OR_RETURN(bool more, cursor.First());
     while (more) {
@@ -95,7 +83,9 @@ class SearchExtension : public internal::Extension {
   static std::string PassagesProblem(std::string_view key, std::string_view value,
                                      const std::map<uint32_t, uint64_t>& next_vector) {
     if (key.size() != 36) return "a passages record has a key of " + std::to_string(key.size()) + " bytes";
-    uint32_t model = static_cast<uint32_t>(internal::DecodeBE64(std::string(4, '\0') + std::string(key.substr(0, 4))));
+    Decoder d(key);
+    uint32_t model = 0;
+    d.GetFixed32BE(&model);
     std::string where = "passages of version " + ObjectId::FromBytes(key.substr(4)).ToHex();
     auto it = next_vector.find(model);
     if (it == next_vector.end()) return where + " belong to unknown model " + std::to_string(model);
@@ -112,43 +102,36 @@ class SearchExtension : public internal::Extension {
 };
 
 // A format-1 store kept two index settings in the store's meta table.
-Status MoveLegacyMeta(Txn* txn, const internal::Databases& dbs, const IndexTables& ix) {
-  VEXFS_ASSIGN_OR_RETURN(auto embedder, txn->Get(dbs.meta, kLegacyEmbedderKey));
-  if (embedder) {
-    VEXFS_RETURN_IF_ERROR(txn->Put(ix.models, kEmbedderKey, std::string(*embedder)));
-  }
-  VEXFS_ASSIGN_OR_RETURN(bool gone, txn->Delete(dbs.meta, kLegacyEmbedderKey));
-  VEXFS_ASSIGN_OR_RETURN(gone, txn->Delete(dbs.meta, kLegacyGenerationKey));
-  (void)gone;
-  return Status::Ok();
+Status MoveLegacyMeta(StoreTxn* txn, const IndexTables& ix) {
+  VEXFS_ASSIGN_OR_RETURN(auto embedder, txn->ReadLegacySetting(kLegacyEmbedderKey));
+  if (embedder) VEXFS_RETURN_IF_ERROR(txn->Put(ix.models, kEmbedderKey, *embedder));
+  VEXFS_RETURN_IF_ERROR(txn->DeleteLegacySetting(kLegacyEmbedderKey));
+  return txn->DeleteLegacySetting(kLegacyGenerationKey);
 }
 
 // Subscribes the index to the change feed; a new subscription queues every view
 // (it missed what came before) and moves what a format-1 store kept in meta.
-Result<internal::FeedSubscription> SubscribeToChanges(internal::StoreImpl* impl,
-                                                      const IndexTables& ix) {
-  const internal::Databases& dbs = impl->dbs();
-  Txn txn;
-  if (impl->lmdb().read_only()) {
-    VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, /*write=*/false));
-    VEXFS_ASSIGN_OR_RETURN(auto id, internal::FindSubscriber(txn, dbs, kExtensionName));
-    if (!id) return internal::FeedSubscription();  // never indexed: nothing waits
-    return internal::FeedSubscription(dbs.feed, *id);
+Result<FeedSubscription> SubscribeToChanges(Store* store, const IndexTables& ix) {
+  StoreTxn txn;
+  if (IsReadOnly(store)) {
+    VEXFS_RETURN_IF_ERROR(txn.Begin(store, /*write=*/false));
+    VEXFS_ASSIGN_OR_RETURN(auto found, txn.FindSubscription(kExtensionName));
+    return found.value_or(FeedSubscription());  // never indexed: nothing waits
   }
-  VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, /*write=*/true));
-  VEXFS_ASSIGN_OR_RETURN(auto subscribed, internal::Subscribe(&txn, dbs, kExtensionName));
-  internal::FeedSubscription work(dbs.feed, subscribed.first);
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store, /*write=*/true));
+  VEXFS_ASSIGN_OR_RETURN(auto subscribed, txn.Subscribe(kExtensionName));
+  FeedSubscription work = subscribed.first;
   if (!subscribed.second) return work;
   IndexTables with_work = ix;
   with_work.work = work;
-  VEXFS_RETURN_IF_ERROR(QueueEveryView(&txn, dbs, with_work, /*forget_indexed=*/false));
-  VEXFS_RETURN_IF_ERROR(MoveLegacyMeta(&txn, dbs, ix));
+  VEXFS_RETURN_IF_ERROR(QueueEveryView(&txn, with_work, /*forget_indexed=*/false));
+  VEXFS_RETURN_IF_ERROR(MoveLegacyMeta(&txn, ix));
   VEXFS_RETURN_IF_ERROR(txn.Commit());
   return work;
 }
 
-Result<IndexTables> RegisterSearchTables(internal::StoreImpl* impl) {
-  VEXFS_ASSIGN_OR_RETURN(std::vector<MDB_dbi> dbis, impl->RegisterTables(TableSpecs()));
+Result<IndexTables> RegisterSearchTables(Store* store) {
+  VEXFS_ASSIGN_OR_RETURN(std::vector<Table> dbis, RegisterTables(store, TableSpecs()));
   IndexTables ix;
   ix.files = dbis[0];
   ix.models = dbis[1];
@@ -156,11 +139,11 @@ Result<IndexTables> RegisterSearchTables(internal::StoreImpl* impl) {
   ix.vectors = dbis[3];
   ix.vector_keys = dbis[4];
   ix.legacy_queue = dbis[5];
-  VEXFS_ASSIGN_OR_RETURN(ix.work, SubscribeToChanges(impl, ix));
+  VEXFS_ASSIGN_OR_RETURN(ix.work, SubscribeToChanges(store, ix));
   return ix;
 }
 
-Result<IndexTables> AttachedTables(const std::shared_ptr<internal::Extension>& found) {
+Result<IndexTables> AttachedTables(const std::shared_ptr<Extension>& found) {
   auto* search = dynamic_cast<SearchExtension*>(found.get());
   if (search == nullptr) {
     return Status::InvalidArgument("another extension named 'search' is attached to the store");
@@ -174,12 +157,12 @@ std::string ManifestWorkEntry(const ObjectId& manifest) {
   return static_cast<char>(IndexWork::kManifest) + std::string(manifest.AsBytes());
 }
 
-Result<IndexTables> SearchTables(internal::StoreImpl* impl) {
-  if (auto found = impl->FindExtension(kExtensionName)) return AttachedTables(found);
-  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, RegisterSearchTables(impl));
-  Status st = impl->Attach(std::make_shared<SearchExtension>(ix));
+Result<IndexTables> SearchTables(Store* store) {
+  if (auto found = FindExtension(store, kExtensionName)) return AttachedTables(found);
+  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, RegisterSearchTables(store));
+  Status st = AttachExtension(store, std::make_shared<SearchExtension>(ix));
   if (st.code() == StatusCode::kAlreadyExists) {  // another thread attached it meanwhile
-    return AttachedTables(impl->FindExtension(kExtensionName));
+    return AttachedTables(FindExtension(store, kExtensionName));
   }
   VEXFS_RETURN_IF_ERROR(st);
   return ix;
@@ -189,8 +172,8 @@ namespace {
 
 // Moves up to `limit` format-1 queue entries in `txn`. The cursor lives only
 // here: LMDB frees a write transaction's cursors at commit.
-Status MoveLegacyEntries(Txn* txn, const IndexTables& ix, size_t limit) {
-  internal::Cursor cursor;
+Status MoveLegacyEntries(StoreTxn* txn, const IndexTables& ix, size_t limit) {
+  TableCursor cursor;
   VEXFS_RETURN_IF_ERROR(cursor.Open(*txn, ix.legacy_queue));
   VEXFS_ASSIGN_OR_RETURN(bool more, cursor.First());
   for (size_t moved = 0; more && moved < limit; ++moved) {
@@ -204,39 +187,36 @@ Status MoveLegacyEntries(Txn* txn, const IndexTables& ix, size_t limit) {
 
 }  // namespace
 
-Status AdoptLegacyQueue(internal::StoreImpl* impl, const IndexTables& ix) {
+Status AdoptLegacyQueue(Store* store, const IndexTables& ix) {
   constexpr size_t kMovePerTransaction = 4096;
-  if (impl->lmdb().read_only()) return Status::Ok();
+  if (IsReadOnly(store)) return Status::Ok();
   {
-    Txn probe;
-    VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&probe, /*write=*/false));
-    internal::Cursor cursor;
+    StoreTxn probe;
+    VEXFS_RETURN_IF_ERROR(probe.Begin(store, /*write=*/false));
+    TableCursor cursor;
     VEXFS_RETURN_IF_ERROR(cursor.Open(probe, ix.legacy_queue));
     VEXFS_ASSIGN_OR_RETURN(bool any, cursor.First());
     if (!any) return Status::Ok();
   }
-  Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, /*write=*/true));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store, /*write=*/true));
   VEXFS_RETURN_IF_ERROR(MoveLegacyEntries(&txn, ix, kMovePerTransaction));
   return txn.Commit();
 }
 
-Status QueueEveryView(Txn* txn, const internal::Databases& dbs, const IndexTables& ix,
-                      bool forget_indexed) {
-  VEXFS_ASSIGN_OR_RETURN(auto refs, internal::ScanPrefix(*txn, dbs.refs, internal::kBranchRefPrefix));
-  for (const auto& [key, value] : refs) {
-    internal::BranchRecord rec;
-    VEXFS_RETURN_IF_ERROR(internal::DecodeBranch(value, &rec));
+Status QueueEveryView(StoreTxn* txn, const IndexTables& ix, bool forget_indexed) {
+  VEXFS_ASSIGN_OR_RETURN(std::vector<BranchRef> branches, txn->Branches());
+  for (const BranchRef& branch : branches) {
     if (forget_indexed) {
-      VEXFS_RETURN_IF_ERROR(internal::DeletePrefix(txn, ix.files, internal::BranchPrefix(rec.id)));
+      VEXFS_RETURN_IF_ERROR(txn->DeletePrefix(ix.files, BranchKeyPrefix(branch.id)));
     }
-    VEXFS_ASSIGN_OR_RETURN(bool empty, TreeIsEmpty(*txn, dbs, rec.id));
-    if (!empty) VEXFS_RETURN_IF_ERROR(ix.work.Post(txn, internal::TreeChangeEntry(rec.id)));
+    VEXFS_ASSIGN_OR_RETURN(bool empty, txn->WorkingTreeIsEmpty(branch.id));
+    if (!empty) VEXFS_RETURN_IF_ERROR(ix.work.Post(txn, TreeChangeEntry(branch.id)));
   }
   // Snapshots too: versions no working tree holds any more still need indexing.
-  VEXFS_ASSIGN_OR_RETURN(auto snaps, internal::ScanPrefix(*txn, dbs.refs, internal::kSnapshotRefPrefix));
-  for (const auto& [key, value] : snaps) {
-    VEXFS_RETURN_IF_ERROR(ix.work.Post(txn, internal::SnapshotChangeEntry(ObjectId::FromBytes(value))));
+  VEXFS_ASSIGN_OR_RETURN(std::vector<ObjectId> commits, txn->SnapshotCommits());
+  for (const ObjectId& commit : commits) {
+    VEXFS_RETURN_IF_ERROR(ix.work.Post(txn, SnapshotChangeEntry(commit)));
   }
   return Status::Ok();
 }

@@ -1,4 +1,4 @@
-// The search index as a store extension (store/extension.h): the tables it
+// The search index as a store extension (vexfs/extension.h): the tables it
 // registers, its change-feed subscription, and the fsck check it attaches. Every
 // part of the index reaches its own records through the handles here; the store
 // names none of them.
@@ -13,23 +13,23 @@
 #include <string>
 #include <string_view>
 
-#include "store/change_feed.h"
-#include "store/store_impl.h"
+#include "vexfs/extension.h"
+#include "vexfs/store.h"
 
 namespace vexfs::index {
 
 // The index's tables (docs/format.md gives their keys and values).
 struct IndexTables {
-  MDB_dbi files = 0;        // per inode: (branch, ino) -> the version last indexed
-  MDB_dbi models = 0;       // embedding model registry, and the index generation
-  MDB_dbi passages = 0;     // (model, manifest id) -> passages with their vector ids
-  MDB_dbi vectors = 0;      // (model, vector id) -> passage hash + floats: the insert log
-  MDB_dbi vector_keys = 0;  // (model, passage hash) -> vector id
+  Table files;        // per inode: (branch, ino) -> the version last indexed
+  Table models;       // embedding model registry, and the index generation
+  Table passages;     // (model, manifest id) -> passages with their vector ids
+  Table vectors;      // (model, vector id) -> passage hash + floats: the insert log
+  Table vector_keys;  // (model, passage hash) -> vector id
   // Format 1's queue table. A process of an older release that still has the
   // store open keeps queueing there; AdoptLegacyQueue moves its entries over.
-  MDB_dbi legacy_queue = 0;
+  Table legacy_queue;
   // The index's work set: the store's change entries plus its own kinds below.
-  internal::FeedSubscription work;
+  FeedSubscription work;
 };
 
 // Work the index posts to its own feed set, besides the store's change kinds.
@@ -42,16 +42,15 @@ std::string ManifestWorkEntry(const ObjectId& manifest);
 // the first call (one short write transaction unless the store is read-only),
 // the same handles afterwards. On a read-only store that was never indexed, the
 // tables are kNotFound.
-Result<IndexTables> SearchTables(internal::StoreImpl* impl);
+Result<IndexTables> SearchTables(Store* store);
 
 // Moves entries that an older release's process put into the format-1 queue
 // table into the index's feed set (at most a few thousand per call).
-Status AdoptLegacyQueue(internal::StoreImpl* impl, const IndexTables& ix);
+Status AdoptLegacyQueue(Store* store, const IndexTables& ix);
 
 // Queues every branch's working tree and every snapshot for indexing; with
 // `forget_indexed`, working-tree files count as never indexed (a new model).
-Status QueueEveryView(internal::Txn* txn, const internal::Databases& dbs,
-                      const IndexTables& ix, bool forget_indexed);
+Status QueueEveryView(StoreTxn* txn, const IndexTables& ix, bool forget_indexed);
 
 // ix files: (branch, ino) -> what the file's content was when it was indexed.
 struct IndexedFile {

@@ -6,7 +6,6 @@
 #include "index/lexical_analysis.h"
 #include "index/text_detect.h"
 #include "index/vector_log.h"
-#include "store/records.h"
 
 namespace vexfs::index {
 namespace {
@@ -31,16 +30,16 @@ bool PathIsUnder(std::string_view path, std::string_view under) {
 // Evaluates the request's filters over a catalog (see FilterResult).
 class FilterBuilder {
  public:
-  FilterBuilder(internal::StoreImpl* impl, const ViewCatalog& catalog,
+  FilterBuilder(Store* store, const ViewCatalog& catalog,
                 const SearchRequest& request)
-      : impl_(impl), catalog_(catalog), request_(request) {}
+      : store_(store), catalog_(catalog), request_(request) {}
 
   Result<FilterResult> Build() {
     FilterResult out;
     out.passes.assign(catalog_.files.size(), false);
     out.visible.assign(catalog_.all_visible.size(), 0);
-    internal::Txn txn;
-    VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+    StoreTxn txn;
+    VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
     for (size_t i = 0; i < catalog_.files.size(); ++i) {
       const CatalogFile& f = catalog_.files[i];
       VEXFS_ASSIGN_OR_RETURN(bool ok, Passes(txn, f));
@@ -54,7 +53,7 @@ class FilterBuilder {
   }
 
  private:
-  Result<bool> Passes(const internal::Txn& txn, const CatalogFile& f) {
+  Result<bool> Passes(const StoreTxn& txn, const CatalogFile& f) {
     if (f.passages.empty() || !PathIsUnder(f.path, request_.under)) return false;
     if (request_.modified_after && f.mtime < *request_.modified_after) return false;
     if (request_.modified_before && f.mtime >= *request_.modified_before) return false;
@@ -67,20 +66,13 @@ class FilterBuilder {
     return true;
   }
 
-  Result<XattrMap> XattrsOf(const internal::Txn& txn, const CatalogFile& f) {
-    if (catalog_.is_snapshot) {
-      internal::ObjectTable objects(const_cast<internal::Txn*>(&txn), impl_->dbs().objects);
-      VEXFS_ASSIGN_OR_RETURN(internal::Manifest m, objects.GetManifest(f.manifest));
-      return m.xattrs;
-    }
-    XattrMap out;
-    std::string prefix = internal::XattrPrefix(catalog_.branch_id, f.ino);
-    VEXFS_ASSIGN_OR_RETURN(auto rows, internal::ScanPrefix(txn, impl_->dbs().xattrs, prefix));
-    for (auto& [key, value] : rows) out[key.substr(prefix.size())] = value;
-    return out;
+  Result<XattrMap> XattrsOf(const StoreTxn& txn, const CatalogFile& f) {
+    // A snapshot's file version carries its xattrs; a working file's are read now.
+    if (catalog_.is_snapshot) return txn.VersionXattrs(f.manifest);
+    return txn.InodeXattrs(catalog_.branch_id, f.ino);
   }
 
-  internal::StoreImpl* impl_;
+  Store* store_;
   const ViewCatalog& catalog_;
   const SearchRequest& request_;
 };
@@ -132,10 +124,10 @@ Visibility VisibilityOf(const ViewCatalog& catalog, const FilterResult* filter, 
 // the visibility bitmap as selector.
 class DenseRanker {
  public:
-  DenseRanker(internal::StoreImpl* impl, const ViewCatalog& catalog, const FilterResult* filter,
+  DenseRanker(Store* store, const ViewCatalog& catalog, const FilterResult* filter,
               const ModelRecord& model, const std::vector<float>& query,
               const SearchRequest& request, size_t depth, const SearchTuning& tuning)
-      : impl_(impl), catalog_(catalog), filter_(filter), model_(model), query_(query),
+      : store_(store), catalog_(catalog), filter_(filter), model_(model), query_(query),
         request_(request), depth_(depth), tuning_(tuning),
         visibility_(VisibilityOf(catalog, filter, request.passages)) {}
 
@@ -156,9 +148,9 @@ class DenseRanker {
  private:
   // Scores every visible passage; keeps the best files (or passages).
   Result<std::vector<RankedPassage>> Exact(const VectorIndex* ann) {
-    VEXFS_ASSIGN_OR_RETURN(ix_, SearchTables(impl_));
-    internal::Txn txn;
-    VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+    VEXFS_ASSIGN_OR_RETURN(ix_, SearchTables(store_));
+    StoreTxn txn;
+    VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
     std::vector<Candidate> items;
     for (uint32_t f = 0; f < catalog_.files.size(); ++f) {
       if (!Passes(filter_, f)) continue;
@@ -178,7 +170,7 @@ class DenseRanker {
     return KeepBest(std::move(items));
   }
 
-  Result<float> ScoreOf(const internal::Txn& txn, const VectorIndex* ann, uint64_t id) {
+  Result<float> ScoreOf(const StoreTxn& txn, const VectorIndex* ann, uint64_t id) {
     if (ann != nullptr && id < ann->size()) {
       return Similarity(model_.info.metric, query_.data(), ann->vector(id), model_.info.dim);
     }
@@ -225,7 +217,7 @@ class DenseRanker {
     return Exact(&ann);
   }
 
-  internal::StoreImpl* impl_;
+  Store* store_;
   IndexTables ix_;  // set by Exact(), which alone reads the log
   const ViewCatalog& catalog_;
   const FilterResult* filter_;
@@ -272,17 +264,17 @@ std::string FilterKey(const SearchRequest& request) {
   return key;
 }
 
-Result<FilterResult> ApplyFilter(internal::StoreImpl* impl, const ViewCatalog& catalog,
+Result<FilterResult> ApplyFilter(Store* store, const ViewCatalog& catalog,
                                  const SearchRequest& request) {
-  return FilterBuilder(impl, catalog, request).Build();
+  return FilterBuilder(store, catalog, request).Build();
 }
 
-Result<SideRanking> RankDense(internal::StoreImpl* impl, const ViewCatalog& catalog,
+Result<SideRanking> RankDense(Store* store, const ViewCatalog& catalog,
                               const FilterResult* filter, const ModelRecord& model,
                               const std::vector<float>& query, const SearchRequest& request,
                               size_t depth, const SearchTuning& tuning,
                               const VectorIndexGetter& get_index) {
-  DenseRanker ranker(impl, catalog, filter, model, query, request, depth, tuning);
+  DenseRanker ranker(store, catalog, filter, model, query, request, depth, tuning);
   VEXFS_ASSIGN_OR_RETURN(SideRanking out, ranker.Run(get_index));
   out.unindexed_files = catalog.unindexed_files;
   return out;
@@ -316,7 +308,7 @@ Result<SideRanking> RankLexical(const ViewCatalog& catalog, const FilterResult* 
   }
 }
 
-Result<SearchHit> MakeHit(internal::StoreImpl* impl, const RankedPassage& ranked, bool snippet) {
+Result<SearchHit> MakeHit(Store* store, const RankedPassage& ranked, bool snippet) {
   const ViewCatalog& catalog = *ranked.catalog;
   const CatalogFile& f = *ranked.file;
   const StoredPassage& p = *ranked.passage;
@@ -327,17 +319,14 @@ Result<SearchHit> MakeHit(internal::StoreImpl* impl, const RankedPassage& ranked
   hit.score = ranked.score;
   if (!snippet) return hit;
   uint64_t n = std::min<uint64_t>(p.length, kSnippetBytes);
-  internal::Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
-  internal::ObjectTable objects(&txn, impl->dbs().objects);
   std::string raw;
   if (catalog.is_snapshot) {
-    VEXFS_ASSIGN_OR_RETURN(internal::Manifest m, objects.GetManifest(f.manifest));
-    VEXFS_ASSIGN_OR_RETURN(raw, internal::ReadManifestRange(objects, m, p.offset, n));
+    StoreTxn txn;
+    VEXFS_RETURN_IF_ERROR(txn.Begin(store, false));
+    VEXFS_ASSIGN_OR_RETURN(raw, txn.ReadVersion(f.manifest, p.offset, n));
   } else {
-    txn.Abort();
-    WorkingTree tree(impl, catalog.branch);
-    auto read = tree.Read(f.path, p.offset, n);
+    VEXFS_ASSIGN_OR_RETURN(auto tree, store->Tree(catalog.branch));
+    auto read = tree->Read(f.path, p.offset, n);
     // Removed or replaced since the view was cataloged: the hit stands, without
     // a snippet, rather than failing the whole search.
     if (read.status().IsNotFound() || read.status().code() == StatusCode::kIsDirectory) {

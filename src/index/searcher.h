@@ -36,7 +36,7 @@ struct FilterResult {
 
 // "" when the request has no filter; otherwise a key naming every filter field.
 std::string FilterKey(const SearchRequest& request);
-Result<FilterResult> ApplyFilter(internal::StoreImpl* impl, const ViewCatalog& catalog,
+Result<FilterResult> ApplyFilter(Store* store, const ViewCatalog& catalog,
                                  const SearchRequest& request);
 
 // One passage of one side's ranking; points into the catalog that ranked it.
@@ -58,7 +58,7 @@ struct SideRanking {
 
 // The `depth` best files (or passages with request.passages) by vector
 // similarity. `filter` is null when FilterKey(request) is empty.
-Result<SideRanking> RankDense(internal::StoreImpl* impl, const ViewCatalog& catalog,
+Result<SideRanking> RankDense(Store* store, const ViewCatalog& catalog,
                               const FilterResult* filter, const ModelRecord& model,
                               const std::vector<float>& query, const SearchRequest& request,
                               size_t depth, const SearchTuning& tuning,
@@ -69,7 +69,7 @@ Result<SideRanking> RankLexical(const ViewCatalog& catalog, const FilterResult* 
                                 LexicalIndex* index, const SearchRequest& request, size_t depth);
 
 // The hit for a ranked passage, with its snippet read when `snippet`.
-Result<SearchHit> MakeHit(internal::StoreImpl* impl, const RankedPassage& ranked, bool snippet);
+Result<SearchHit> MakeHit(Store* store, const RankedPassage& ranked, bool snippet);
 
 }  // namespace vexfs::index
 

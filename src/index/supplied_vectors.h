@@ -9,14 +9,15 @@
 #include <vector>
 
 #include "index/embedder.h"
-#include "store/store_impl.h"
+#include "vexfs/extension.h"
+#include "vexfs/store.h"
 #include "vexfs/index.h"
 
 namespace vexfs::index {
 
 // One write transaction on `branch`; nothing is written unless every vector is
 // valid (dimension, finite values, existing regular file, range inside it).
-Status StoreSuppliedVectors(internal::StoreImpl* impl, std::string_view branch,
+Status StoreSuppliedVectors(Store* store, std::string_view branch,
                             const ModelInfo& model, const std::vector<SuppliedVector>& vectors);
 
 }  // namespace vexfs::index

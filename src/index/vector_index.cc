@@ -112,9 +112,9 @@ faiss::MetricType FaissMetric(Metric m) {
 
 }  // namespace
 
-VectorIndex::VectorIndex(internal::StoreImpl* impl, ModelRecord model, std::string dir,
+VectorIndex::VectorIndex(Store* store, ModelRecord model, std::string dir,
                          HnswParams params)
-    : impl_(impl), model_(std::move(model)), dir_(std::move(dir)), params_(params) {}
+    : store_(store), model_(std::move(model)), dir_(std::move(dir)), params_(params) {}
 
 VectorIndex::~VectorIndex() = default;
 
@@ -126,12 +126,12 @@ std::string VectorIndex::MetaPath(const std::string& dir, uint32_t id) {
   return dir + "/m" + std::to_string(id) + ".meta";
 }
 
-Result<std::unique_ptr<VectorIndex>> VectorIndex::Open(internal::StoreImpl* impl,
+Result<std::unique_ptr<VectorIndex>> VectorIndex::Open(Store* store,
                                                        const ModelRecord& model,
                                                        const std::string& dir,
                                                        const HnswParams& params,
                                                        const ProgressFn& progress) {
-  std::unique_ptr<VectorIndex> index(new VectorIndex(impl, model, dir, params));
+  std::unique_ptr<VectorIndex> index(new VectorIndex(store, model, dir, params));
   VEXFS_RETURN_IF_ERROR(index->RefreshModel());
   index->LoadCheckpointIfValid();
   if (!index->hnsw_) {
@@ -144,9 +144,9 @@ Result<std::unique_ptr<VectorIndex>> VectorIndex::Open(internal::StoreImpl* impl
 }
 
 Status VectorIndex::RefreshModel() {
-  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl_));
-  internal::Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(store_));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
   VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, ix, model_.info.name));
   if (!found || found->id != model_.id) {
     return Status::NotFound("model '" + model_.info.name + "' is not registered");
@@ -187,9 +187,9 @@ void VectorIndex::LoadCheckpointIfValid() {
 }
 
 Result<ObjectId> VectorIndex::PassageHashOf(uint64_t id) {
-  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl_));
-  internal::Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(store_));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
   VEXFS_ASSIGN_OR_RETURN(VectorRecord rec, ReadVector(txn, ix, model_, id));
   return rec.passage_hash;
 }
@@ -201,9 +201,9 @@ Status VectorIndex::CatchUp(const ProgressFn& progress) {
 
 Status VectorIndex::AddRange(uint64_t from, uint64_t to, const ProgressFn& progress) {
   if (from >= to) return Status::Ok();
-  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl_));
-  internal::Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, false));
+  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(store_));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
   const uint32_t dim = model_.info.dim;
   const uint64_t wanted = std::max(kMinAddChunk, (to - from + kAddParts - 1) / kAddParts);
   const uint64_t per_add = std::max<uint64_t>(1, std::min(wanted, kAddBytes / (4 * dim)));

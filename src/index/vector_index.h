@@ -23,7 +23,8 @@
 
 #include "index/index_records.h"
 #include "index/top_k.h"
-#include "store/store_impl.h"
+#include "vexfs/extension.h"
+#include "vexfs/store.h"
 
 namespace faiss {
 struct IndexHNSWFlat;
@@ -42,7 +43,7 @@ class VectorIndex {
   // Loads the checkpoint in `dir` when it is valid for `model`, else builds from
   // scratch; then catches up with the log. Never fails because of the files in
   // `dir`; fails only on store errors.
-  static Result<std::unique_ptr<VectorIndex>> Open(internal::StoreImpl* impl,
+  static Result<std::unique_ptr<VectorIndex>> Open(Store* store,
                                                    const ModelRecord& model,
                                                    const std::string& dir,
                                                    const HnswParams& params,
@@ -70,14 +71,14 @@ class VectorIndex {
   static std::string MetaPath(const std::string& dir, uint32_t id);
 
  private:
-  VectorIndex(internal::StoreImpl* impl, ModelRecord model, std::string dir, HnswParams params);
+  VectorIndex(Store* store, ModelRecord model, std::string dir, HnswParams params);
   Status RefreshModel();
   void LoadCheckpointIfValid();
   Result<ObjectId> WriteData();
   Status AddRange(uint64_t from, uint64_t to, const ProgressFn& progress);
   Result<ObjectId> PassageHashOf(uint64_t id);
 
-  internal::StoreImpl* impl_;
+  Store* store_;
   ModelRecord model_;
   std::string dir_;
   HnswParams params_;

@@ -4,11 +4,10 @@
 #include <cstring>
 
 #include "common/coding.h"
-#include "store/records.h"
 
 namespace vexfs::index {
 
-Result<uint64_t> AppendVector(internal::Txn* txn, const IndexTables& ix,
+Result<uint64_t> AppendVector(StoreTxn* txn, const IndexTables& ix,
                               ModelRecord* model, const ObjectId& passage_hash,
                               const float* values) {
   return AppendLogRecord(txn, ix, model, passage_hash, [&] {
@@ -16,7 +15,7 @@ Result<uint64_t> AppendVector(internal::Txn* txn, const IndexTables& ix,
   });
 }
 
-Result<uint64_t> AppendLogRecord(internal::Txn* txn, const IndexTables& ix,
+Result<uint64_t> AppendLogRecord(StoreTxn* txn, const IndexTables& ix,
                                  ModelRecord* model, const ObjectId& passage_hash,
                                  const std::function<std::string()>& encode) {
   VEXFS_ASSIGN_OR_RETURN(auto existing, FindVector(*txn, ix, model->id, passage_hash));
@@ -30,7 +29,7 @@ Result<uint64_t> AppendLogRecord(internal::Txn* txn, const IndexTables& ix,
   return id;
 }
 
-Result<std::optional<uint64_t>> FindVector(const internal::Txn& txn,
+Result<std::optional<uint64_t>> FindVector(const StoreTxn& txn,
                                            const IndexTables& ix, uint32_t model,
                                            const ObjectId& passage_hash) {
   VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(ix.vector_keys, VectorDedupKey(model, passage_hash)));
@@ -41,7 +40,7 @@ Result<std::optional<uint64_t>> FindVector(const internal::Txn& txn,
   return std::optional<uint64_t>(id);
 }
 
-Result<VectorRecord> ReadVector(const internal::Txn& txn, const IndexTables& ix,
+Result<VectorRecord> ReadVector(const StoreTxn& txn, const IndexTables& ix,
                                 const ModelRecord& model, uint64_t vector) {
   VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(ix.vectors, VectorKey(model.id, vector)));
   if (!raw) {
@@ -53,7 +52,7 @@ Result<VectorRecord> ReadVector(const internal::Txn& txn, const IndexTables& ix,
   return rec;
 }
 
-Status ReadVectorValues(const internal::Txn& txn, const IndexTables& ix,
+Status ReadVectorValues(const StoreTxn& txn, const IndexTables& ix,
                         const ModelRecord& model, uint64_t vector, std::vector<float>* out) {
   VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(ix.vectors, VectorKey(model.id, vector)));
   size_t bytes = size_t{model.info.dim} * sizeof(float);
@@ -66,17 +65,17 @@ Status ReadVectorValues(const internal::Txn& txn, const IndexTables& ix,
   return Status::Ok();
 }
 
-Status ForEachVector(const internal::Txn& txn, const IndexTables& ix,
+Status ForEachVector(const StoreTxn& txn, const IndexTables& ix,
                      const ModelRecord& model, uint64_t from,
                      const std::function<Status(uint64_t id, const float* values)>& fn) {
-  internal::Cursor cursor;
+  TableCursor cursor;
   VEXFS_RETURN_IF_ERROR(cursor.Open(txn, ix.vectors));
   std::string prefix = VectorPrefix(model.id);
   VEXFS_ASSIGN_OR_RETURN(bool more, cursor.Seek(VectorKey(model.id, from)));
   VectorRecord rec;
   for (uint64_t expect = from; expect < model.next_vector; ++expect) {
     if (!more || !cursor.key().starts_with(prefix) ||
-        internal::DecodeBE64(cursor.key().substr(prefix.size())) != expect) {
+        DecodeBE64(cursor.key().substr(prefix.size())) != expect) {
       return Status::Corruption("vector log of model '" + model.info.name +
                                 "' has no vector " + std::to_string(expect));
     }
@@ -88,7 +87,7 @@ Status ForEachVector(const internal::Txn& txn, const IndexTables& ix,
 }
 
 Result<std::optional<std::vector<StoredPassage>>> LoadPassages(
-    const internal::Txn& txn, const IndexTables& ix, uint32_t model,
+    const StoreTxn& txn, const IndexTables& ix, uint32_t model,
     const ObjectId& manifest) {
   using Out = std::optional<std::vector<StoredPassage>>;
   VEXFS_ASSIGN_OR_RETURN(auto raw, txn.Get(ix.passages, PassagesKey(model, manifest)));
@@ -98,7 +97,7 @@ Result<std::optional<std::vector<StoredPassage>>> LoadPassages(
   return Out(std::move(passages));
 }
 
-Status SavePassages(internal::Txn* txn, const IndexTables& ix, uint32_t model,
+Status SavePassages(StoreTxn* txn, const IndexTables& ix, uint32_t model,
                     const ObjectId& manifest, const std::vector<StoredPassage>& passages) {
   return txn->Put(ix.passages, PassagesKey(model, manifest), EncodePassages(passages));
 }

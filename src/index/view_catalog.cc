@@ -12,7 +12,7 @@ namespace vexfs::index {
 namespace {
 
 // Adds `file` if its version has passages; counts it as unindexed otherwise.
-Status AddIfIndexed(const internal::Txn& txn, const IndexTables& ix,
+Status AddIfIndexed(const StoreTxn& txn, const IndexTables& ix,
                     const ModelRecord& model, CatalogFile file, ViewCatalog* catalog) {
   VEXFS_ASSIGN_OR_RETURN(auto passages, LoadPassages(txn, ix, model.id, file.manifest));
   if (!passages) {
@@ -25,51 +25,48 @@ Status AddIfIndexed(const internal::Txn& txn, const IndexTables& ix,
 }
 
 // The manifest id of a working-tree file's current version.
-Result<ObjectId> CurrentVersion(internal::TxnScope* scope, const IndexTables& ix, uint64_t ino,
-                                const internal::InodeRecord& rec) {
-  VEXFS_ASSIGN_OR_RETURN(auto raw, scope->txn().Get(ix.files, internal::InodeKey(scope->branch_id(), ino)));
+Result<ObjectId> CurrentVersion(StoreTxn* txn, const IndexTables& ix, const Attributes& attr) {
+  VEXFS_ASSIGN_OR_RETURN(auto raw, txn->Get(ix.files, InodeKeyPrefix(txn->branch_id(), attr.ino)));
   IndexedFile indexed;
-  if (raw && DecodeIndexedFile(*raw, &indexed).ok() && indexed.ctime == rec.ctime) {
+  if (raw && DecodeIndexedFile(*raw, &indexed).ok() && indexed.ctime == attr.ctime) {
     return indexed.manifest;
   }
-  VEXFS_ASSIGN_OR_RETURN(internal::Manifest m, scope->BuildManifest(ino, rec));
-  return internal::ComputeObjectId(internal::ObjectType::kManifest, internal::EncodeManifest(m));
+  return txn->FileVersion(attr.ino);
 }
 
-Status WalkWorkingDir(internal::TxnScope* scope, const IndexTables& ix, const ModelRecord& model, uint64_t dir,
+Status WalkWorkingDir(StoreTxn* txn, const IndexTables& ix, const ModelRecord& model, uint64_t dir,
                       const std::string& path, ViewCatalog* catalog) {
-  VEXFS_ASSIGN_OR_RETURN(auto entries, scope->ListEntries(dir));
-  for (const auto& [name, entry] : entries) {
-    std::string child = JoinPath(path, name);
+  VEXFS_ASSIGN_OR_RETURN(auto entries, txn->ListDir(dir));
+  for (const TreeEditor::NameEntry& entry : entries) {
+    std::string child = JoinPath(path, entry.name);
     if (entry.type == FileType::kDirectory) {
-      VEXFS_RETURN_IF_ERROR(WalkWorkingDir(scope, ix, model, entry.ino, child, catalog));
+      VEXFS_RETURN_IF_ERROR(WalkWorkingDir(txn, ix, model, entry.ino, child, catalog));
       continue;
     }
     if (entry.type != FileType::kRegular) continue;
-    VEXFS_ASSIGN_OR_RETURN(internal::InodeRecord rec, scope->LoadInode(entry.ino));
-    CatalogFile file{child, entry.ino, rec.mtime, ObjectId{}, {}};
-    VEXFS_ASSIGN_OR_RETURN(file.manifest, CurrentVersion(scope, ix, entry.ino, rec));
-    VEXFS_RETURN_IF_ERROR(AddIfIndexed(scope->txn(), ix, model, std::move(file), catalog));
+    VEXFS_ASSIGN_OR_RETURN(Attributes attr, txn->Stat(entry.ino));
+    CatalogFile file{child, entry.ino, attr.mtime, ObjectId{}, {}};
+    VEXFS_ASSIGN_OR_RETURN(file.manifest, CurrentVersion(txn, ix, attr));
+    VEXFS_RETURN_IF_ERROR(AddIfIndexed(*txn, ix, model, std::move(file), catalog));
   }
   return Status::Ok();
 }
 
-Status WalkSnapshotDir(const internal::Txn& txn, const IndexTables& ix,
-                       const internal::ObjectTable& objects, const ModelRecord& model,
+Status WalkSnapshotDir(const StoreTxn& txn, const IndexTables& ix, const ModelRecord& model,
                        const ObjectId& tree_id, const std::string& path, ViewCatalog* catalog) {
-  VEXFS_ASSIGN_OR_RETURN(internal::Tree tree, objects.GetTree(tree_id));
-  for (const internal::TreeEntry& e : tree.entries) {
+  VEXFS_ASSIGN_OR_RETURN(std::vector<StoredEntry> entries, txn.ReadTree(tree_id));
+  for (const StoredEntry& e : entries) {
     std::string child = JoinPath(path, e.name);
-    if (e.type == FileType::kDirectory) {
-      VEXFS_RETURN_IF_ERROR(WalkSnapshotDir(txn, ix, objects, model, e.id, child, catalog));
-    } else if (e.type == FileType::kRegular) {
-      VEXFS_RETURN_IF_ERROR(AddIfIndexed(txn, ix, model, {child, 0, e.mtime, e.id, {}}, catalog));
+    if (e.attr.type == FileType::kDirectory) {
+      VEXFS_RETURN_IF_ERROR(WalkSnapshotDir(txn, ix, model, e.id, child, catalog));
+    } else if (e.attr.type == FileType::kRegular) {
+      VEXFS_RETURN_IF_ERROR(AddIfIndexed(txn, ix, model, {child, 0, e.attr.mtime, e.id, {}}, catalog));
     }
   }
   return Status::Ok();
 }
 
-Result<ModelRecord> ReloadModel(const internal::Txn& txn, const IndexTables& ix,
+Result<ModelRecord> ReloadModel(const StoreTxn& txn, const IndexTables& ix,
                                 const ModelRecord& model) {
   if (model.id == 0) return model;  // not registered yet: nothing is indexed
   VEXFS_ASSIGN_OR_RETURN(auto found, FindModel(txn, ix, model.info.name));
@@ -109,33 +106,32 @@ uint64_t MarkVisible(const CatalogFile& file, std::vector<uint8_t>* bitmap) {
   return added;
 }
 
-Result<ViewCatalog> BuildWorkingCatalog(internal::StoreImpl* impl, std::string_view branch,
+Result<ViewCatalog> BuildWorkingCatalog(Store* store, std::string_view branch,
                                         const ModelRecord& model) {
-  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl));
-  internal::TxnScope scope(impl);
-  VEXFS_RETURN_IF_ERROR(scope.Begin(/*write=*/false, branch));
+  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(store));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.BeginOnBranch(store, /*write=*/false, branch));
   // The model as of this transaction, so the bitmap covers every id it sees.
-  VEXFS_ASSIGN_OR_RETURN(ModelRecord now, ReloadModel(scope.txn(), ix, model));
+  VEXFS_ASSIGN_OR_RETURN(ModelRecord now, ReloadModel(txn, ix, model));
   ViewCatalog catalog;
-  catalog.branch = scope.branch_name();
-  catalog.branch_id = scope.branch_id();
-  VEXFS_RETURN_IF_ERROR(WalkWorkingDir(&scope, ix, now, kRootIno, "", &catalog));
+  catalog.branch = txn.branch_name();
+  catalog.branch_id = txn.branch_id();
+  VEXFS_RETURN_IF_ERROR(WalkWorkingDir(&txn, ix, now, kRootIno, "", &catalog));
   IndexVectorUses(now, &catalog);
   return catalog;
 }
 
-Result<ViewCatalog> BuildSnapshotCatalog(internal::StoreImpl* impl, const ObjectId& commit,
+Result<ViewCatalog> BuildSnapshotCatalog(Store* store, const ObjectId& commit,
                                          const ModelRecord& model) {
-  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(impl));
-  internal::Txn txn;
-  VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, false));
-  internal::ObjectTable objects(&txn, impl->dbs().objects);
-  VEXFS_ASSIGN_OR_RETURN(internal::Commit c, objects.GetCommit(commit));
+  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(store));
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(store, false));
+  VEXFS_ASSIGN_OR_RETURN(ObjectId tree, txn.CommitTree(commit));
   VEXFS_ASSIGN_OR_RETURN(ModelRecord now, ReloadModel(txn, ix, model));
   ViewCatalog catalog;
   catalog.is_snapshot = true;
   catalog.commit = commit;
-  VEXFS_RETURN_IF_ERROR(WalkSnapshotDir(txn, ix, objects, now, c.tree, "", &catalog));
+  VEXFS_RETURN_IF_ERROR(WalkSnapshotDir(txn, ix, now, tree, "", &catalog));
   IndexVectorUses(now, &catalog);
   return catalog;
 }

@@ -15,7 +15,8 @@
 #include <vector>
 
 #include "index/index_records.h"
-#include "store/store_impl.h"
+#include "vexfs/extension.h"
+#include "vexfs/store.h"
 
 namespace vexfs::index {
 
@@ -49,9 +50,9 @@ struct ViewCatalog {
   uint64_t searchable_files = 0; // files with at least one passage
 };
 
-Result<ViewCatalog> BuildWorkingCatalog(internal::StoreImpl* impl, std::string_view branch,
+Result<ViewCatalog> BuildWorkingCatalog(Store* store, std::string_view branch,
                                         const ModelRecord& model);
-Result<ViewCatalog> BuildSnapshotCatalog(internal::StoreImpl* impl, const ObjectId& commit,
+Result<ViewCatalog> BuildSnapshotCatalog(Store* store, const ObjectId& commit,
                                          const ModelRecord& model);
 
 // Sets the bit of every vector of `file` in `bitmap`; returns how many were new.

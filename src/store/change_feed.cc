@@ -42,18 +42,6 @@ Result<uint16_t> AllocateSubscriberId(Txn* txn, const Databases& dbs) {
 
 }  // namespace
 
-std::string FileChangeEntry(uint32_t branch, uint64_t ino) {
-  return static_cast<char>(ChangeKind::kFile) + InodeKey(branch, ino);
-}
-
-std::string TreeChangeEntry(uint32_t branch) {
-  return static_cast<char>(ChangeKind::kTree) + BranchPrefix(branch);
-}
-
-std::string SnapshotChangeEntry(const ObjectId& commit) {
-  return static_cast<char>(ChangeKind::kSnapshot) + std::string(commit.AsBytes());
-}
-
 uint32_t BranchOfEntry(std::string_view entry) {
   Decoder d(entry.substr(std::min<size_t>(1, entry.size())));
   uint32_t id = 0;
@@ -104,7 +92,7 @@ Result<std::vector<uint16_t>> ListSubscribers(const Txn& txn, const Databases& d
 Status PostToAll(Txn* txn, const Databases& dbs, const std::vector<uint16_t>& subscribers,
                  std::string_view entry) {
   for (uint16_t id : subscribers) {
-    VEXFS_RETURN_IF_ERROR(FeedSubscription(dbs.feed, id).Post(txn, entry));
+    VEXFS_RETURN_IF_ERROR(FeedSet(dbs.feed, id).Post(txn, entry));
   }
   return Status::Ok();
 }
@@ -112,27 +100,27 @@ Status PostToAll(Txn* txn, const Databases& dbs, const std::vector<uint16_t>& su
 Status PostToBehind(Txn* txn, const Databases& dbs, uint32_t branch, std::string_view entry) {
   VEXFS_ASSIGN_OR_RETURN(auto subscribers, ListSubscribers(*txn, dbs));
   for (uint16_t id : subscribers) {
-    FeedSubscription sub(dbs.feed, id);
+    FeedSet sub(dbs.feed, id);
     VEXFS_ASSIGN_OR_RETURN(bool behind, sub.HasBranchChanges(*txn, branch));
     if (behind) VEXFS_RETURN_IF_ERROR(sub.Post(txn, entry));
   }
   return Status::Ok();
 }
 
-FeedSubscription::FeedSubscription(MDB_dbi feed, uint16_t id)
+FeedSet::FeedSet(MDB_dbi feed, uint16_t id)
     : feed_(feed), prefix_(SubscriberPrefix(id)) {}
 
-std::string FeedSubscription::Key(std::string_view entry) const {
+std::string FeedSet::Key(std::string_view entry) const {
   std::string key = prefix_;
   key.append(entry);
   return key;
 }
 
-Status FeedSubscription::Post(Txn* txn, std::string_view entry) const {
+Status FeedSet::Post(Txn* txn, std::string_view entry) const {
   return txn->Put(feed_, Key(entry), TxnStamp(*txn));
 }
 
-Result<bool> FeedSubscription::ConsumeIfUnchanged(Txn* txn, std::string_view entry,
+Result<bool> FeedSet::ConsumeIfUnchanged(Txn* txn, std::string_view entry,
                                                   std::string_view stamp) const {
   std::string key = Key(entry);
   VEXFS_ASSIGN_OR_RETURN(auto now, txn->Get(feed_, key));
@@ -140,7 +128,7 @@ Result<bool> FeedSubscription::ConsumeIfUnchanged(Txn* txn, std::string_view ent
   return txn->Delete(feed_, key);
 }
 
-Result<uint64_t> FeedSubscription::Pending(const Txn& txn) const {
+Result<uint64_t> FeedSet::Pending(const Txn& txn) const {
   Cursor cursor;
   VEXFS_RETURN_IF_ERROR(cursor.Open(txn, feed_));
   VEXFS_ASSIGN_OR_RETURN(bool more, cursor.Seek(prefix_));
@@ -152,7 +140,7 @@ Result<uint64_t> FeedSubscription::Pending(const Txn& txn) const {
   return n;
 }
 
-Result<bool> FeedSubscription::HasBranchChanges(const Txn& txn, uint32_t branch) const {
+Result<bool> FeedSet::HasBranchChanges(const Txn& txn, uint32_t branch) const {
   VEXFS_ASSIGN_OR_RETURN(auto whole, txn.Get(feed_, Key(TreeChangeEntry(branch))));
   if (whole) return true;
   Cursor cursor;

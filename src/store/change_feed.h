@@ -10,8 +10,9 @@
 // the LMDB id of the transaction that last posted it (be64, the "stamp").
 // Subscribers are recorded in meta as "feed/<name>" -> be16 id.
 //
-// Entries start with their kind. The store posts the kinds below; a subscriber may
-// post its own work items to its own set with any other first byte.
+// Entries start with their kind (ChangeKind and its encoders are public, in
+// vexfs/extension.h); a subscriber may post its own work items to its own set
+// with any other first byte.
 #ifndef VEXFS_STORE_CHANGE_FEED_H_
 #define VEXFS_STORE_CHANGE_FEED_H_
 
@@ -23,21 +24,12 @@
 #include <vector>
 
 #include "store/lmdb.h"
+#include "vexfs/extension.h"
 #include "vexfs/status.h"
 #include "vexfs/types.h"
 
 namespace vexfs::internal {
 
-enum class ChangeKind : char {
-  kFile = 'f',      // + be32 branch + be64 ino: a working-tree file changed, or an inode went away
-  kTree = 'b',      // + be32 branch: a working tree was replaced or created; rescan it
-  kSnapshot = 'c',  // + 32-byte commit id: a snapshot taken while the subscriber still
-                    //   had changes of its branch to consume
-};
-
-std::string FileChangeEntry(uint32_t branch, uint64_t ino);
-std::string TreeChangeEntry(uint32_t branch);
-std::string SnapshotChangeEntry(const ObjectId& commit);
 // The branch of a kFile or kTree entry (0 if the entry is too short).
 uint32_t BranchOfEntry(std::string_view entry);
 
@@ -61,11 +53,11 @@ Status PostToAll(Txn* txn, const Databases& dbs, const std::vector<uint16_t>& su
 // `branch`: what it has not consumed may have changed by the time it reads.
 Status PostToBehind(Txn* txn, const Databases& dbs, uint32_t branch, std::string_view entry);
 
-// One subscriber's view of its set.
-class FeedSubscription {
+// One subscriber's view of its set (the public FeedSubscription wraps it).
+class FeedSet {
  public:
-  FeedSubscription() = default;
-  FeedSubscription(MDB_dbi feed, uint16_t id);
+  FeedSet() = default;
+  FeedSet(MDB_dbi feed, uint16_t id);
 
   std::string Key(std::string_view entry) const;  // the table key of `entry`
   std::string_view EntryOf(std::string_view key) const { return key.substr(2); }

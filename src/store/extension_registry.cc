@@ -149,8 +149,6 @@ std::vector<std::shared_ptr<Extension>> StoreImpl::extensions() const {
   return extensions_;
 }
 
-TxnScope* ScopeOf(TreeEditor& editor) { return editor.scope_; }
-
 Status DeleteInodeRecords(Txn* txn, const std::vector<RegisteredTable>& tables,
                           uint32_t branch, uint64_t ino) {
   std::string prefix = InodeKey(branch, ino);
@@ -193,10 +191,11 @@ Status RequireVersioners(const Txn& txn, const StoreImpl& impl) {
 Result<std::map<std::string, ObjectId>> SnapshotExtensionRoots(TxnScope* scope) {
   VEXFS_RETURN_IF_ERROR(RequireVersioners(scope->txn(), *scope->impl()));
   std::map<std::string, ObjectId> roots;
+  StoreTxn lent = StoreTxnAccess::Lend(scope->impl(), &scope->txn(), scope);
   for (const auto& extension : scope->impl()->extensions()) {
     if (!extension->versions_data()) continue;
     std::string what = "snapshot root of extension '" + extension->name() + "'";
-    auto root = extension->SnapshotRoot(*scope);
+    auto root = extension->SnapshotRoot(lent);
     VEXFS_RETURN_IF_ERROR(root.status().WithContext(what));
     if (!*root) continue;
     VEXFS_ASSIGN_OR_RETURN(auto stored, scope->txn().Get(scope->dbs().objects, (*root)->AsBytes()));
@@ -218,11 +217,12 @@ Status RestoreExtensionRoots(TxnScope* scope, const Commit& commit) {
                                   "', which is not attached here; restoring without it would lose it");
     }
   }
+  StoreTxn lent = StoreTxnAccess::Lend(scope->impl(), &scope->txn(), scope);
   for (const auto& [name, extension] : versioners) {
     auto it = commit.roots.find(name);
     std::optional<ObjectId> root;
     if (it != commit.roots.end()) root = it->second;
-    VEXFS_RETURN_IF_ERROR(extension->RestoreRoot(*scope, root).WithContext(
+    VEXFS_RETURN_IF_ERROR(extension->RestoreRoot(lent, root).WithContext(
         "restore data of extension '" + name + "'"));
   }
   return Status::Ok();

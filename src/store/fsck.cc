@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "common/coding.h"
 #include "store/change_feed.h"
 #include "store/object_graph.h"
 #include "store/store_impl.h"
@@ -195,7 +196,7 @@ class Checker {
   Status CheckFeed() {
     VEXFS_ASSIGN_OR_RETURN(auto subscribers, ListSubscribers(txn_, dbs_));
     std::unordered_set<std::string> prefixes;
-    for (uint16_t id : subscribers) prefixes.insert(FeedSubscription(dbs_.feed, id).prefix());
+    for (uint16_t id : subscribers) prefixes.insert(FeedSet(dbs_.feed, id).prefix());
     Cursor cursor;
     VEXFS_RETURN_IF_ERROR(cursor.Open(txn_, dbs_.feed));
     VEXFS_ASSIGN_OR_RETURN(bool more, cursor.First());
@@ -249,7 +250,7 @@ class Checker {
 };
 
 // An attached extension's own check, and that every object it keeps alive exists.
-Status CheckExtension(const Txn& txn, Extension& extension, Checker& checker,
+Status CheckExtension(const StoreTxn& txn, Extension& extension, Checker& checker,
                       FsckReport* report) {
   std::string what = "extension '" + extension.name() + "'";
   VEXFS_RETURN_IF_ERROR(extension.Check(txn, report).WithContext("check " + what));
@@ -270,8 +271,9 @@ Result<FsckReport> CheckStore(StoreImpl* impl, const ProgressFn& progress) {
   FsckReport report;
   Checker checker(txn, impl->dbs(), &report, progress);
   VEXFS_RETURN_IF_ERROR(checker.Run());
+  StoreTxn lent = StoreTxnAccess::Lend(impl, &txn, nullptr);
   for (const auto& extension : extensions) {
-    VEXFS_RETURN_IF_ERROR(CheckExtension(txn, *extension, checker, &report));
+    VEXFS_RETURN_IF_ERROR(CheckExtension(lent, *extension, checker, &report));
   }
   return report;
 }

@@ -80,8 +80,9 @@ Result<GcReport> CollectGarbage(StoreImpl* impl, const ProgressFn& progress) {
   VEXFS_RETURN_IF_ERROR(RequireObjectKeepers(txn, *impl));
   std::vector<ObjectId> roots;
   VEXFS_RETURN_IF_ERROR(CollectRootIds(txn, dbs, &roots));
+  StoreTxn lent = StoreTxnAccess::Lend(impl, &txn, nullptr);
   for (const auto& extension : extensions) {
-    VEXFS_RETURN_IF_ERROR(extension->AddGcRoots(txn, &roots)
+    VEXFS_RETURN_IF_ERROR(extension->AddGcRoots(lent, &roots)
                               .WithContext("gc roots of extension '" + extension->name() + "'"));
   }
   IdSet marked;

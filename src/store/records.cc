@@ -161,13 +161,6 @@ std::string XattrKey(uint32_t branch, uint64_t ino, std::string_view name) {
   return InodeKey(branch, ino) + std::string(name);
 }
 
-uint64_t DecodeBE64(std::string_view bytes) {
-  uint64_t v = 0;
-  Decoder d(bytes);
-  d.GetFixed64BE(&v);
-  return v;
-}
-
 std::string BranchRef(std::string_view name) {
   return std::string(kBranchRefPrefix) + std::string(name);
 }

@@ -85,8 +85,6 @@ std::string ChunkPrefix(uint32_t branch, uint64_t ino);
 std::string ChunkKey(uint32_t branch, uint64_t ino, uint64_t index);
 std::string XattrPrefix(uint32_t branch, uint64_t ino);
 std::string XattrKey(uint32_t branch, uint64_t ino, std::string_view name);
-// The trailing part of a key after a prefix of `prefix_len` bytes.
-uint64_t DecodeBE64(std::string_view bytes);
 
 inline constexpr std::string_view kHeadRef = "HEAD";
 std::string BranchRef(std::string_view name);    // "branch/<name>"

@@ -326,7 +326,7 @@ Result<CommitInfo> Store::CreateSnapshot(std::string_view name, std::string_view
   // What a subscriber has not consumed yet could change before it reads it; the
   // snapshot is posted to such subscribers so that they see its own content.
   VEXFS_RETURN_IF_ERROR(internal::PostToBehind(&scope.txn(), scope.dbs(), scope.branch_id(),
-                                               internal::SnapshotChangeEntry(id)));
+                                               SnapshotChangeEntry(id)));
   scope.branch().head = id;
   scope.MarkBranchChanged();
   VEXFS_ASSIGN_OR_RETURN(CommitInfo info, MakeCommitInfo(&scope, id, {}));

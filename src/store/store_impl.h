@@ -68,6 +68,15 @@ class StoreImpl {
   std::vector<std::shared_ptr<Extension>> extensions_;          // guarded by registry_mu_
 };
 
+// The store's own way into a Store and a TreeEditor (friends of both).
+struct StoreAccess {
+  static StoreImpl* Impl(Store& store) { return store.impl_.get(); }
+  static TxnScope* Scope(TreeEditor& editor) { return editor.scope_; }
+};
+inline StoreImpl* ImplOf(Store* store) { return StoreAccess::Impl(*store); }
+// The transaction behind an editor.
+inline TxnScope* ScopeOf(TreeEditor& editor) { return StoreAccess::Scope(editor); }
+
 // Deletes the records of (branch, ino) from every per-inode extension table.
 Status DeleteInodeRecords(Txn* txn, const std::vector<RegisteredTable>& tables,
                           uint32_t branch, uint64_t ino);

@@ -2,6 +2,7 @@
 // transaction, including dirty tracking.
 #include <algorithm>
 
+#include "common/coding.h"
 #include "store/change_feed.h"
 #include "store/store_impl.h"
 #include "vexfs/paths.h"

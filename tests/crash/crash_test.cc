@@ -239,7 +239,7 @@ TEST_F(CrashTest, StaleReaderSlotsOfKilledProcessesDoNotBreakOpen) {
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     std::vector<internal::Txn> txns(kReaders);
     for (auto& txn : txns) {
-      Status st = (*store)->impl()->BeginTxn(&txn, /*write=*/false);
+      Status st = internal::ImplOf(store->get())->BeginTxn(&txn, /*write=*/false);
       ASSERT_TRUE(st.ok()) << st.ToString();
     }
     txns.clear();

@@ -74,7 +74,7 @@ int HoldReaders(const std::string& path, int count) {
   if (!store.ok()) return Fail("open", store.status());
   std::vector<vexfs::internal::Txn> readers(count);
   for (auto& txn : readers) {
-    vexfs::Status st = (*store)->impl()->BeginTxn(&txn, /*write=*/false);
+    vexfs::Status st = vexfs::internal::ImplOf(store->get())->BeginTxn(&txn, /*write=*/false);
     if (!st.ok()) return Fail("begin read transaction", st);
   }
   std::printf("ready\n");

@@ -31,7 +31,7 @@
 #include "index/vector_index.h"
 #include "index/vector_log.h"
 #include "index/search_tables.h"
-#include "store/store_impl.h"
+#include "vexfs/extension.h"
 #include "vexfs/index.h"
 #include "vexfs/store.h"
 
@@ -88,7 +88,7 @@ void ChangeSomeFiles(Store& store, std::mt19937_64& rng) {
 }
 
 // The lexical log: dense, one record per passage hash, dedup keys pointing back.
-void CheckLexicalLog(const internal::Txn& txn, const index::IndexTables& ix,
+void CheckLexicalLog(const StoreTxn& txn, const index::IndexTables& ix,
                      const index::ModelRecord& lex) {
   std::set<ObjectId> hashes;
   Status st = index::ForEachLexicalRecord(
@@ -105,12 +105,12 @@ void CheckLexicalLog(const internal::Txn& txn, const index::IndexTables& ix,
 
 // Every invariant of a drained index (see the file comment).
 void CheckIndexMatchesStore(Store& store) {
-  auto* impl = store.impl();
+  Store* impl = &store;
   auto tables = index::SearchTables(impl);
   ASSERT_TRUE(tables.ok()) << tables.status().ToString();
   const index::IndexTables& ix = *tables;
-  internal::Txn txn;
-  ASSERT_TRUE(impl->BeginTxn(&txn, false).ok());
+  StoreTxn txn;
+  ASSERT_TRUE(txn.Begin(impl, false).ok());
   auto queued = ix.work.Pending(txn);
   ASSERT_TRUE(queued.ok());
   EXPECT_EQ(*queued, 0u);
@@ -132,9 +132,9 @@ void CheckIndexMatchesStore(Store& store) {
   ASSERT_TRUE(lexical.ok() && lexical->has_value());
   const index::ModelRecord& lex = **lexical;
   CheckLexicalLog(txn, ix, lex);
-  MDB_stat stat;
-  ASSERT_EQ(mdb_stat(txn.raw(), ix.vector_keys, &stat), 0);
-  EXPECT_EQ(stat.ms_entries, m.next_vector + lex.next_vector);
+  auto keys = txn.Scan(ix.vector_keys, "");
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(keys->size(), m.next_vector + lex.next_vector);
   // Every live file: its passages exist with the embedder's exact vectors.
   auto tree = store.Tree();
   ASSERT_TRUE(tree.ok());
@@ -162,15 +162,15 @@ void CheckIndexMatchesStore(Store& store) {
 // index opened over it answers exactly like one built from the log alone.
 void CheckLexicalFilesAnswerLikeTheLog(Store& store, const std::string& store_index_dir,
                                        const std::string& fresh_dir) {
-  auto ix = index::SearchTables(store.impl());
+  auto ix = index::SearchTables(&store);
   ASSERT_TRUE(ix.ok()) << ix.status().ToString();
-  internal::Txn txn;
-  ASSERT_TRUE(store.impl()->BeginTxn(&txn, false).ok());
+  StoreTxn txn;
+  ASSERT_TRUE(txn.Begin(&store, false).ok());
   auto lexical = index::FindModel(txn, *ix, index::kLexicalModelName);
   txn.Abort();
   ASSERT_TRUE(lexical.ok() && lexical->has_value());
-  auto from_files = index::LexicalIndex::Open(store.impl(), **lexical, store_index_dir);
-  auto from_log = index::LexicalIndex::Open(store.impl(), **lexical, fresh_dir);
+  auto from_files = index::LexicalIndex::Open(&store, **lexical, store_index_dir);
+  auto from_log = index::LexicalIndex::Open(&store, **lexical, fresh_dir);
   ASSERT_TRUE(from_files.ok() && from_log.ok());
   ASSERT_EQ((*from_files)->size(), (**lexical).next_vector);
   ASSERT_EQ((*from_log)->size(), (**lexical).next_vector);
@@ -230,14 +230,14 @@ TEST(IndexCrashTest, KilledIndexerLosesAndDuplicatesNothing) {
   EXPECT_EQ(exact->hits.size(), 10u);
   CheckLexicalFilesAnswerLikeTheLog(*store, path + "/index", dir.path() + "/lexical");
   // The ANN index rebuilt from the log holds exactly the log's vectors.
-  auto tables = index::SearchTables(store->impl());
+  auto tables = index::SearchTables(store.get());
   ASSERT_TRUE(tables.ok()) << tables.status().ToString();
   const index::IndexTables& ix = *tables;
-  internal::Txn txn;
-  ASSERT_TRUE(store->impl()->BeginTxn(&txn, false).ok());
+  StoreTxn txn;
+  ASSERT_TRUE(txn.Begin(store.get(), false).ok());
   auto model = index::FindModel(txn, ix, "hash-384");
   ASSERT_TRUE(model.ok() && model->has_value());
-  auto ann = index::VectorIndex::Open(store->impl(), **model, dir.path() + "/ann", {});
+  auto ann = index::VectorIndex::Open(store.get(), **model, dir.path() + "/ann", {});
   ASSERT_TRUE(ann.ok()) << ann.status().ToString();
   ASSERT_EQ((*ann)->size(), (*model)->next_vector);
   for (uint64_t id = 0; id < (*ann)->size(); id += 7) {

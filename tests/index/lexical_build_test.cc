@@ -10,8 +10,8 @@
 #include "index/lexical_analysis.h"
 #include "index/lexical_build.h"
 #include "index/model_registry.h"
-#include "store/store_impl.h"
 #include "test_util.h"
+#include "vexfs/extension.h"
 #include "vexfs/index.h"
 
 namespace vexfs {
@@ -43,10 +43,10 @@ class LexicalBuildTest : public StoreTest {
       EXPECT_OK(Put("d/" + std::to_string(i) + ".txt", Words(rnd, 40 + i % 200)));
     }
     EXPECT_OK((*index)->Wait());
-    auto ix = index::SearchTables(store().impl());
+    auto ix = index::SearchTables(&store());
     EXPECT_OK(ix.status());
-    internal::Txn txn;
-    EXPECT_OK(store().impl()->BeginTxn(&txn, false));
+    StoreTxn txn;
+    EXPECT_OK(txn.Begin(&store(), false));
     auto model = index::FindModel(txn, *ix, index::kLexicalModelName);
     EXPECT_TRUE(model.ok() && model->has_value());
     return **model;
@@ -70,7 +70,7 @@ TEST_F(LexicalBuildTest, ShardedBuildEqualsTheSequentialOne) {
   index::ModelRecord model = IndexFiles(300);
   ASSERT_GE(model.next_vector, 300u);
   test::TempDir dir;
-  ASSERT_OK(index::BuildLexicalDatabaseInShards(store().impl(), model, dir.Sub("one"), nullptr, 1));
+  ASSERT_OK(index::BuildLexicalDatabaseInShards(&store(), model, dir.Sub("one"), nullptr, 1));
   std::mutex mu;
   std::set<uint64_t> seen;
   uint64_t last_total = 0;
@@ -79,7 +79,7 @@ TEST_F(LexicalBuildTest, ShardedBuildEqualsTheSequentialOne) {
     seen.insert(done);
     last_total = total;
   };
-  ASSERT_OK(index::BuildLexicalDatabaseInShards(store().impl(), model, dir.Sub("three"), progress, 3));
+  ASSERT_OK(index::BuildLexicalDatabaseInShards(&store(), model, dir.Sub("three"), progress, 3));
   EXPECT_EQ(last_total, model.next_vector);
   EXPECT_EQ(seen.count(model.next_vector), 1u);  // the shards' counts add up to the log
   for (int s = 0; s < 3; ++s) {  // the scratch shards are gone
@@ -110,7 +110,7 @@ TEST_F(LexicalBuildTest, ShardedBuildEqualsTheSequentialOne) {
 TEST_F(LexicalBuildTest, MoreShardsThanRecordsStillBuildsEveryRecord) {
   index::ModelRecord model = IndexFiles(3);
   test::TempDir dir;
-  ASSERT_OK(index::BuildLexicalDatabaseInShards(store().impl(), model, dir.Sub("db"), nullptr, 8));
+  ASSERT_OK(index::BuildLexicalDatabaseInShards(&store(), model, dir.Sub("db"), nullptr, 8));
   Xapian::Database db(dir.Sub("db"));
   EXPECT_EQ(db.get_doccount(), model.next_vector);
   EXPECT_EQ(db.get_lastdocid(), model.next_vector);

@@ -21,8 +21,8 @@
 #include "index/lexical_analysis.h"
 #include "index/model_registry.h"
 #include "index/passages.h"
-#include "store/store_impl.h"
 #include "test_util.h"
+#include "vexfs/extension.h"
 #include "vexfs/index.h"
 
 namespace vexfs {
@@ -462,7 +462,7 @@ TEST_F(LexicalSearchTest, AStoreIndexedBeforeTheLexicalModelIsBackfilled) {
     auto embedder = index::MakeHashEmbedder();
     index::IndexerOptions options;
     options.lexical = false;
-    index::Indexer old(store().impl(), embedder.get(), options);
+    index::Indexer old(&store(), embedder.get(), options);
     ASSERT_OK(old.Drain());
   }
   OpenIndex();
@@ -489,9 +489,9 @@ TEST_F(LexicalSearchTest, ANewAnalysisKeepsTheLogAndRebuildsTheFiles) {
   SearchResult before = Lexical(r);
   // The store as an older release with another analysis left it.
   {
-    ASSIGN_OR_FAIL(index::IndexTables ix, index::SearchTables(store().impl()));
-    internal::Txn txn;
-    ASSERT_OK(store().impl()->BeginTxn(&txn, true));
+    ASSIGN_OR_FAIL(index::IndexTables ix, index::SearchTables(&store()));
+    StoreTxn txn;
+    ASSERT_OK(txn.Begin(&store(), true));
     ASSIGN_OR_FAIL(auto model, index::FindModel(txn, ix, index::kLexicalModelName));
     ASSERT_TRUE(model.has_value());
     model->info.fingerprint = "xapian-1.2;analysis=0";
@@ -517,10 +517,10 @@ TEST_F(LexicalSearchTest, ADamagedLogRecordIsAnErrorNeverAWrongAnswer) {
   r.query = "agent memory";
   r.k = 20;
   Lexical(r);  // the index is loaded and caught up
-  ASSIGN_OR_FAIL(index::IndexTables ix, index::SearchTables(store().impl()));
+  ASSIGN_OR_FAIL(index::IndexTables ix, index::SearchTables(&store()));
   auto next_id = [&]() -> uint64_t {
-    internal::Txn txn;
-    EXPECT_OK(store().impl()->BeginTxn(&txn, false));
+    StoreTxn txn;
+    EXPECT_OK(txn.Begin(&store(), false));
     auto model = index::FindModel(txn, ix, index::kLexicalModelName);
     return model.ok() && model->has_value() ? (*model)->next_vector : 0;
   };
@@ -532,8 +532,8 @@ TEST_F(LexicalSearchTest, ADamagedLogRecordIsAnErrorNeverAWrongAnswer) {
   // Damage a record in the middle of what the loaded index has not seen yet.
   std::string key, saved;
   {
-    internal::Txn txn;
-    ASSERT_OK(store().impl()->BeginTxn(&txn, true));
+    StoreTxn txn;
+    ASSERT_OK(txn.Begin(&store(), true));
     ASSIGN_OR_FAIL(auto model, index::FindModel(txn, ix, index::kLexicalModelName));
     key = index::VectorKey(model->id, (before + after) / 2);
     ASSIGN_OR_FAIL(auto raw, txn.Get(ix.vectors, key));
@@ -549,8 +549,8 @@ TEST_F(LexicalSearchTest, ADamagedLogRecordIsAnErrorNeverAWrongAnswer) {
   // Repaired, the same index resumes its catch-up and answers like the
   // reference: nothing it had added before the damaged record is added twice.
   {
-    internal::Txn txn;
-    ASSERT_OK(store().impl()->BeginTxn(&txn, true));
+    StoreTxn txn;
+    ASSERT_OK(txn.Begin(&store(), true));
     ASSERT_OK(txn.Put(ix.vectors, key, saved));
     ASSERT_OK(txn.Commit());
   }

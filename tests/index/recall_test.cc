@@ -13,8 +13,8 @@
 #include "index/top_k.h"
 #include "index/vector_index.h"
 #include "index/vector_log.h"
-#include "store/store_impl.h"
 #include "test_util.h"
+#include "vexfs/extension.h"
 
 namespace vexfs::index {
 namespace {
@@ -55,15 +55,15 @@ std::vector<float> ClusteredVectors(const std::vector<float>& centres, uint64_t 
 TEST(RecallTest, HnswRecallAt10IsAtLeast95PercentOn100kVectors) {
   test::TempDir dir;
   auto store = test::CreateStoreOrDie(dir.Sub("store"));
-  auto* impl = store->impl();
+  Store* impl = store.get();
   ASSIGN_OR_FAIL(index::IndexTables ix, index::SearchTables(impl));
   std::mt19937_64 rng(42);
   std::vector<float> centres = Centres(rng);
   std::vector<float> data = ClusteredVectors(centres, kVectors, rng);
   ModelRecord model;
   {
-    internal::Txn txn;
-    ASSERT_OK(impl->BeginTxn(&txn, true));
+    StoreTxn txn;
+    ASSERT_OK(txn.Begin(impl, true));
     ModelInfo info{"bench-64", kDim, Metric::kInnerProduct, "synthetic"};
     ASSIGN_OR_FAIL(model, RegisterModel(&txn, ix, info, ModelKind::kSupplied));
     for (uint64_t i = 0; i < kVectors; ++i) {

@@ -1,10 +1,13 @@
 // A small program using only the installed VexFS library: it creates a store,
 // puts a file, takes a snapshot, changes the file, reads both versions back,
-// searches the snapshot and prints what it found as JSON. The package test runs
+// searches the snapshot, keeps a note about the file in a table of its own
+// (the store's extension interface: written in the same edit as the file) and
+// prints what it found as JSON. The package test runs
 // it once built through find_package(vexfs) and once through pkg-config.
 #include <iostream>
 #include <string>
 
+#include "vexfs/extension.h"
 #include "vexfs/index.h"
 #include "vexfs/json.h"
 #include "vexfs/local_files.h"
@@ -15,6 +18,31 @@ namespace {
 int Fail(const vexfs::Status& status) {
   std::cerr << "outside_program: " << status.ToString() << "\n";
   return 1;
+}
+
+// Registers a per-inode "outside_notes" table, writes `path` and a note about it
+// in one edit, and reads the note back in a new transaction.
+vexfs::Result<std::string> NoteBesideFile(vexfs::Store* store, const std::string& path) {
+  auto tables = vexfs::RegisterTables(store, {{"outside_notes", vexfs::TableScope::kPerInode}});
+  if (!tables.ok()) return tables.status();
+  vexfs::Table notes = (*tables)[0];
+  auto tree = store->Tree();
+  if (!tree.ok()) return tree.status();
+  uint64_t ino = 0;
+  vexfs::Status st = (*tree)->Edit([&](vexfs::TreeEditor& editor) -> vexfs::Status {
+    auto made = editor.PutFile(path, "a file with a note", {});
+    if (!made.ok()) return made.status();
+    ino = made->ino;
+    vexfs::StoreTxn txn = vexfs::TransactionOf(editor);
+    return txn.Put(notes, vexfs::InodeKeyPrefix(txn.branch_id(), ino), "noted from outside");
+  });
+  if (!st.ok()) return st;
+  vexfs::StoreTxn txn;
+  if (st = txn.BeginOnBranch(store, false, ""); !st.ok()) return st;
+  auto note = txn.Get(notes, vexfs::InodeKeyPrefix(txn.branch_id(), ino));
+  if (!note.ok()) return note.status();
+  if (!note->has_value()) return vexfs::Status::NotFound("the note was not kept");
+  return std::string(**note);
 }
 
 }  // namespace
@@ -53,7 +81,11 @@ int main(int argc, char** argv) {
   auto found = (*index)->Search(request);
   if (!found.ok()) return Fail(found.status());
 
+  auto note = NoteBesideFile(store->get(), "notes/noted.md");
+  if (!note.ok()) return Fail(note.status());
+
   nlohmann::json out = {{"snapshot", vexfs::CommitJson(*snapshot)},
+                        {"note", *note},
                         {"then", *old_text},
                         {"now", *new_text},
                         {"search", vexfs::SearchResultJson(*found)}};

@@ -42,6 +42,7 @@ assert out["snapshot"]["names"] == ["before"], out["snapshot"]
 hits = out["search"]["hits"]
 assert hits and hits[0]["path"] == "notes/plan.md", hits
 assert "lighthouse" in hits[0]["snippet"], hits[0]
+assert out["note"] == "noted from outside", out["note"]
 PY
   echo "ok: $name"
 }

@@ -28,34 +28,34 @@ class CorruptionTest : public StoreTest {
   // Reads or replaces one raw LMDB value, bypassing every check.
   std::string RawGet(MDB_dbi Databases::*db, const std::string& key) {
     Txn txn;
-    EXPECT_OK(store().impl()->BeginTxn(&txn, false));
-    auto value = txn.Get(store().impl()->dbs().*db, key);
+    EXPECT_OK(internal::ImplOf(&store())->BeginTxn(&txn, false));
+    auto value = txn.Get(internal::ImplOf(&store())->dbs().*db, key);
     EXPECT_TRUE(value.ok() && value->has_value()) << "no raw value";
     return value.ok() && value->has_value() ? std::string(**value) : "";
   }
   void RawPut(MDB_dbi Databases::*db, const std::string& key, const std::string& value) {
     Txn txn;
-    ASSERT_OK(store().impl()->BeginTxn(&txn, true));
-    ASSERT_OK(txn.Put(store().impl()->dbs().*db, key, value));
+    ASSERT_OK(internal::ImplOf(&store())->BeginTxn(&txn, true));
+    ASSERT_OK(txn.Put(internal::ImplOf(&store())->dbs().*db, key, value));
     ASSERT_OK(txn.Commit());
   }
   void RawDelete(MDB_dbi Databases::*db, const std::string& key) {
     Txn txn;
-    ASSERT_OK(store().impl()->BeginTxn(&txn, true));
-    ASSERT_OK(txn.Delete(store().impl()->dbs().*db, key).status());
+    ASSERT_OK(internal::ImplOf(&store())->BeginTxn(&txn, true));
+    ASSERT_OK(txn.Delete(internal::ImplOf(&store())->dbs().*db, key).status());
     ASSERT_OK(txn.Commit());
   }
   uint32_t MainBranchId() {
-    internal::TxnScope scope(store().impl());
+    internal::TxnScope scope(internal::ImplOf(&store()));
     EXPECT_OK(scope.Begin(false, "main"));
     return scope.branch_id();
   }
   // The object id stored for `path` in snapshot `name`.
   ObjectId EntryId(const std::string& name, const std::string& dir, const std::string& entry) {
     Txn txn;
-    EXPECT_OK(store().impl()->BeginTxn(&txn, false));
-    internal::ObjectTable objects(&txn, store().impl()->dbs().objects);
-    auto commit = internal::ResolveCommit(txn, store().impl()->dbs(), name);
+    EXPECT_OK(internal::ImplOf(&store())->BeginTxn(&txn, false));
+    internal::ObjectTable objects(&txn, internal::ImplOf(&store())->dbs().objects);
+    auto commit = internal::ResolveCommit(txn, internal::ImplOf(&store())->dbs(), name);
     EXPECT_TRUE(commit.ok());
     auto c = objects.GetCommit(*commit);
     EXPECT_TRUE(c.ok());

@@ -1,4 +1,4 @@
-// The store's extension points (src/store/extension.h, change_feed.h), exercised
+// The store's extension interface (vexfs/extension.h), exercised
 // by a small "notes" extension of the kind the search index and the memory graph
 // are: registered tables that survive reopening, records written in the store's
 // own transaction (kept or lost with the edit, also when the process dies),
@@ -13,38 +13,34 @@
 #include <string>
 
 #include "store/change_feed.h"
-#include "store/extension.h"
 #include "store/journal_extension.h"
 #include "store/store_impl.h"
 #include "test_util.h"
+#include "vexfs/extension.h"
 #include "vexfs/store.h"
 
 namespace vexfs {
 namespace {
 
-using internal::FeedSubscription;
-using internal::RegisteredTable;
-using internal::TableScope;
-using internal::Txn;
 
 constexpr uint32_t kMain = 1;  // branch id of "main" in a new store
 
 // An extension that keeps one object alive per record of its "roots" table, and
 // calls a record malformed when its value is "bad".
-class NotesExtension : public internal::Extension {
+class NotesExtension : public Extension {
  public:
-  explicit NotesExtension(MDB_dbi roots) : roots_(roots) {}
+  explicit NotesExtension(Table roots) : roots_(roots) {}
   const std::string& name() const override { return name_; }
   bool keeps_objects() const override { return true; }
-  Status AddGcRoots(const Txn& txn, std::vector<ObjectId>* roots) override {
-    VEXFS_ASSIGN_OR_RETURN(auto rows, internal::ScanPrefix(txn, roots_, ""));
+  Status AddGcRoots(const StoreTxn& txn, std::vector<ObjectId>* roots) override {
+    VEXFS_ASSIGN_OR_RETURN(auto rows, txn.Scan(roots_, ""));
     for (const auto& [key, value] : rows) {
       if (value.size() == 32) roots->push_back(ObjectId::FromBytes(value));  // Check() reports the rest
     }
     return Status::Ok();
   }
-  Status Check(const Txn& txn, FsckReport* report) override {
-    VEXFS_ASSIGN_OR_RETURN(auto rows, internal::ScanPrefix(txn, roots_, ""));
+  Status Check(const StoreTxn& txn, FsckReport* report) override {
+    VEXFS_ASSIGN_OR_RETURN(auto rows, txn.Scan(roots_, ""));
     for (const auto& [key, value] : rows) {
       if (value.size() != 32) report->problems.push_back("notes: root '" + key + "' is malformed");
     }
@@ -53,20 +49,21 @@ class NotesExtension : public internal::Extension {
 
  private:
   std::string name_ = "notes";
-  MDB_dbi roots_;
+  Table roots_;
 };
 
 class ExtensionTest : public ::testing::Test {
  protected:
   void SetUp() override { store_ = test::CreateStoreOrDie(path()); }
   std::string path() const { return dir_.Sub("store"); }
-  internal::StoreImpl* impl() { return store_->impl(); }
+  internal::StoreImpl* impl() { return internal::ImplOf(store_.get()); }
 
   // Registers the notes tables: per-inode notes and global gc roots.
-  std::pair<MDB_dbi, MDB_dbi> RegisterNotes() {
-    auto dbis = impl()->RegisterTables({{"notes", TableScope::kPerInode}, {"notes_roots", TableScope::kGlobal}});
-    EXPECT_OK(dbis.status());
-    return dbis.ok() ? std::pair{(*dbis)[0], (*dbis)[1]} : std::pair<MDB_dbi, MDB_dbi>{};
+  std::pair<Table, Table> RegisterNotes() {
+    auto tables = RegisterTables(store_.get(), {{"notes", TableScope::kPerInode},
+                                                {"notes_roots", TableScope::kGlobal}});
+    EXPECT_OK(tables.status());
+    return tables.ok() ? std::pair{(*tables)[0], (*tables)[1]} : std::pair<Table, Table>{};
   }
 
   uint64_t Ino(std::string_view path, std::string_view branch = "") {
@@ -78,21 +75,21 @@ class ExtensionTest : public ::testing::Test {
   }
 
   // Writes `path` and, in the same transaction, a note about it.
-  Status PutWithNote(std::string_view path, MDB_dbi notes, std::string_view note,
+  Status PutWithNote(std::string_view path, Table notes, std::string_view note,
                      bool fail_after = false) {
     auto tree = store_->Tree();
     if (!tree.ok()) return tree.status();
     return (*tree)->Edit([&](TreeEditor& ed) -> Status {
       VEXFS_ASSIGN_OR_RETURN(Attributes a, ed.PutFile(path, "content of " + std::string(path), {}));
-      internal::TxnScope* scope = internal::ScopeOf(ed);
-      VEXFS_RETURN_IF_ERROR(scope->txn().Put(notes, internal::InodeKey(scope->branch_id(), a.ino), note));
+      StoreTxn txn = TransactionOf(ed);
+      VEXFS_RETURN_IF_ERROR(txn.Put(notes, InodeKeyPrefix(txn.branch_id(), a.ino), note));
       return fail_after ? Status::InvalidArgument("the edit changes its mind") : Status::Ok();
     });
   }
 
-  std::optional<std::string> Get(MDB_dbi table, const std::string& key) {
-    Txn txn;
-    EXPECT_OK(impl()->BeginTxn(&txn, false));
+  std::optional<std::string> Get(Table table, const std::string& key) {
+    StoreTxn txn;
+    EXPECT_OK(txn.Begin(store_.get(), false));
     auto found = txn.Get(table, key);
     EXPECT_OK(found.status());
     if (!found.ok() || !found->has_value()) return std::nullopt;
@@ -100,17 +97,22 @@ class ExtensionTest : public ::testing::Test {
   }
 
   FeedSubscription Subscribe(std::string_view name) {
-    Txn txn;
-    EXPECT_OK(impl()->BeginTxn(&txn, true));
-    auto sub = internal::Subscribe(&txn, impl()->dbs(), name);
+    StoreTxn txn;
+    EXPECT_OK(txn.Begin(store_.get(), true));
+    auto sub = txn.Subscribe(name);
     EXPECT_OK(sub.status());
     EXPECT_OK(txn.Commit());
-    return FeedSubscription(impl()->dbs().feed, sub.ok() ? sub->first : 0);
+    return sub.ok() ? sub->first : FeedSubscription();
   }
 
   // The stamp of `entry` in `sub`'s set, or nullopt.
   std::optional<std::string> Stamp(const FeedSubscription& sub, const std::string& entry) {
-    return Get(sub.table(), sub.Key(entry));
+    StoreTxn txn;
+    EXPECT_OK(txn.Begin(store_.get(), false));
+    auto items = sub.Peek(txn, entry, 1);
+    EXPECT_OK(items.status());
+    if (!items.ok() || items->empty() || (*items)[0].entry != entry) return std::nullopt;
+    return (*items)[0].stamp;
   }
 
   test::TempDir dir_;
@@ -129,11 +131,11 @@ TEST_F(ExtensionTest, RegisteredTablesAreDurableAndOpenedOnReopen) {
   EXPECT_EQ((*tables)[0].name, "notes");
   EXPECT_EQ((*tables)[0].scope, TableScope::kPerInode);
   EXPECT_EQ((*tables)[1].name, "notes_roots");
-  EXPECT_EQ(Get((*tables)[0].dbi, internal::InodeKey(kMain, ino)), "first note");
+  EXPECT_EQ(Get(Table((*tables)[0].dbi), InodeKeyPrefix(kMain, ino)), "first note");
   // Registering again is idempotent and gives the same handles.
   auto [again, roots_again] = RegisterNotes();
-  EXPECT_EQ(again, (*tables)[0].dbi);
-  EXPECT_EQ(roots_again, (*tables)[1].dbi);
+  EXPECT_EQ(again, Table((*tables)[0].dbi));
+  EXPECT_EQ(roots_again, Table((*tables)[1].dbi));
   (void)notes;
   (void)roots;
 }
@@ -157,9 +159,9 @@ TEST_F(ExtensionTest, RecordsCommitAndAbortWithTheEdit) {
   auto tree = store_->Tree();
   ASSERT_OK(tree.status());
   EXPECT_CODE((*tree)->Stat("gone.txt"), StatusCode::kNotFound);
-  Txn txn;
-  ASSERT_OK(impl()->BeginTxn(&txn, false));
-  internal::Cursor cursor;
+  StoreTxn txn;
+  ASSERT_OK(txn.Begin(store_.get(), false));
+  TableCursor cursor;
   ASSERT_OK(cursor.Open(txn, notes));
   ASSIGN_OR_FAIL(bool any, cursor.First());
   EXPECT_FALSE(any) << "a note of an aborted edit was kept";
@@ -177,13 +179,13 @@ TEST_F(ExtensionTest, AKilledWriterLeavesFileAndNoteTogetherOrNeither) {
     if (pid == 0) {
       auto store = Store::Open(path(), test::FastOptions());
       if (!store.ok()) ::_exit(2);
-      auto dbis = (*store)->impl()->RegisterTables({{"notes", TableScope::kPerInode}});
+      auto tables = RegisterTables(store->get(), {{"notes", TableScope::kPerInode}});
       auto tree = (*store)->Tree();
-      if (!dbis.ok() || !tree.ok()) ::_exit(3);
+      if (!tables.ok() || !tree.ok()) ::_exit(3);
       Status st = (*tree)->Edit([&](TreeEditor& ed) -> Status {
         VEXFS_ASSIGN_OR_RETURN(Attributes a, ed.PutFile(name, "x", {}));
-        internal::TxnScope* scope = internal::ScopeOf(ed);
-        VEXFS_RETURN_IF_ERROR(scope->txn().Put((*dbis)[0], internal::InodeKey(kMain, a.ino), "n"));
+        StoreTxn txn = TransactionOf(ed);
+        VEXFS_RETURN_IF_ERROR(txn.Put((*tables)[0], InodeKeyPrefix(kMain, a.ino), "n"));
         if (die_before_commit) ::_exit(0);  // SIGKILL-like: no destructor, no commit
         return Status::Ok();
       });
@@ -201,11 +203,11 @@ TEST_F(ExtensionTest, AKilledWriterLeavesFileAndNoteTogetherOrNeither) {
   ASSERT_OK(tree.status());
   EXPECT_CODE((*tree)->Stat("killed.txt"), StatusCode::kNotFound);
   ASSIGN_OR_FAIL(Attributes kept, (*tree)->Stat("kept.txt"));
-  EXPECT_EQ(Get(notes, internal::InodeKey(kMain, kept.ino)), "n");
+  EXPECT_EQ(Get(notes, InodeKeyPrefix(kMain, kept.ino)), "n");
   ASSIGN_OR_FAIL(auto rows, [&]() -> Result<size_t> {
-    Txn txn;
-    VEXFS_RETURN_IF_ERROR(impl()->BeginTxn(&txn, false));
-    VEXFS_ASSIGN_OR_RETURN(auto all, internal::ScanPrefix(txn, notes, ""));
+    StoreTxn txn;
+    VEXFS_RETURN_IF_ERROR(txn.Begin(store_.get(), false));
+    VEXFS_ASSIGN_OR_RETURN(auto all, txn.Scan(notes, ""));
     return all.size();
   }());
   EXPECT_EQ(rows, 1u);
@@ -222,37 +224,37 @@ TEST_F(ExtensionTest, PerInodeRecordsFollowTheirInode) {
   auto tree = store_->Tree();
   ASSERT_OK(tree.status());
   ASSERT_OK((*tree)->Edit([&](TreeEditor& ed) { return ed.Unlink(kRootIno, "b.txt"); }));
-  EXPECT_EQ(Get(notes, internal::InodeKey(kMain, b)), std::nullopt);
-  EXPECT_EQ(Get(notes, internal::InodeKey(kMain, a)), "about a");
+  EXPECT_EQ(Get(notes, InodeKeyPrefix(kMain, b)), std::nullopt);
+  EXPECT_EQ(Get(notes, InodeKeyPrefix(kMain, a)), "about a");
   // A branch copied from the working tree gets copies.
   ASSERT_OK(store_->CreateBranch("copy", std::nullopt));
-  Txn txn;
-  ASSERT_OK(impl()->BeginTxn(&txn, false));
-  ASSIGN_OR_FAIL(auto copy, internal::LoadBranch(txn, impl()->dbs(), "copy"));
+  StoreTxn txn;
+  ASSERT_OK(txn.BeginOnBranch(store_.get(), false, "copy"));
+  BranchRef copy{"copy", txn.branch_id()};
   txn.Abort();
-  EXPECT_EQ(Get(notes, internal::InodeKey(copy.id, a)), "about a");
+  EXPECT_EQ(Get(notes, InodeKeyPrefix(copy.id, a)), "about a");
   // A restore replaces main's working tree: its records go, the copy's stay.
   ASSERT_OK(store_->Restore("s1"));
-  EXPECT_EQ(Get(notes, internal::InodeKey(kMain, a)), std::nullopt);
-  EXPECT_EQ(Get(notes, internal::InodeKey(copy.id, a)), "about a");
+  EXPECT_EQ(Get(notes, InodeKeyPrefix(kMain, a)), std::nullopt);
+  EXPECT_EQ(Get(notes, InodeKeyPrefix(copy.id, a)), "about a");
   // Deleting the branch removes its records.
   ASSERT_OK(store_->DeleteBranch("copy"));
-  EXPECT_EQ(Get(notes, internal::InodeKey(copy.id, a)), std::nullopt);
+  EXPECT_EQ(Get(notes, InodeKeyPrefix(copy.id, a)), std::nullopt);
 }
 
 TEST_F(ExtensionTest, TheFeedTellsEachSubscriberWhatChangedUntilItConsumes) {
   FeedSubscription first = Subscribe("first");
   FeedSubscription second = Subscribe("second");
-  EXPECT_NE(first.prefix(), second.prefix());
+  ASSERT_TRUE(first.valid() && second.valid());
   ASSERT_OK(PutWithNote("a.txt", RegisterNotes().first, "n"));
-  std::string entry = internal::FileChangeEntry(kMain, Ino("a.txt"));
+  std::string entry = FileChangeEntry(kMain, Ino("a.txt"));
   auto stamp = Stamp(first, entry);
   ASSERT_TRUE(stamp.has_value());
   ASSERT_TRUE(Stamp(second, entry).has_value());
   // The first consumes it; the second still has it.
   {
-    Txn txn;
-    ASSERT_OK(impl()->BeginTxn(&txn, true));
+    StoreTxn txn;
+    ASSERT_OK(txn.Begin(store_.get(), true));
     ASSIGN_OR_FAIL(bool consumed, first.ConsumeIfUnchanged(&txn, entry, *stamp));
     EXPECT_TRUE(consumed);
     ASSERT_OK(txn.Commit());
@@ -265,8 +267,8 @@ TEST_F(ExtensionTest, TheFeedTellsEachSubscriberWhatChangedUntilItConsumes) {
   ASSERT_OK(tree.status());
   ASSERT_OK(test::PutFile(tree->get(), "a.txt", "changed again"));
   {
-    Txn txn;
-    ASSERT_OK(impl()->BeginTxn(&txn, true));
+    StoreTxn txn;
+    ASSERT_OK(txn.Begin(store_.get(), true));
     ASSIGN_OR_FAIL(bool consumed, second.ConsumeIfUnchanged(&txn, entry, *second_stamp));
     EXPECT_FALSE(consumed);
     ASSERT_OK(txn.Commit());
@@ -277,19 +279,20 @@ TEST_F(ExtensionTest, TheFeedTellsEachSubscriberWhatChangedUntilItConsumes) {
   EXPECT_TRUE(Stamp(first, entry).has_value());
   // A snapshot is posted only to the subscriber that has not caught up.
   {
-    Txn txn;
-    ASSERT_OK(impl()->BeginTxn(&txn, true));
-    ASSERT_OK(internal::DeletePrefix(&txn, first.table(), first.prefix()));
+    StoreTxn txn;
+    ASSERT_OK(txn.Begin(store_.get(), true));
+    ASSIGN_OR_FAIL(auto items, first.Peek(txn, "", 100));
+    for (const FeedItem& item : items) ASSERT_OK(first.ConsumeIfUnchanged(&txn, item.entry, item.stamp).status());
     ASSERT_OK(txn.Commit());
   }
   ASSIGN_OR_FAIL(CommitInfo snap, store_->CreateSnapshot("s1", "", {}));
-  EXPECT_EQ(Stamp(first, internal::SnapshotChangeEntry(snap.id)), std::nullopt);
-  EXPECT_TRUE(Stamp(second, internal::SnapshotChangeEntry(snap.id)).has_value());
+  EXPECT_EQ(Stamp(first, SnapshotChangeEntry(snap.id)), std::nullopt);
+  EXPECT_TRUE(Stamp(second, SnapshotChangeEntry(snap.id)).has_value());
   // A restore posts a rescan of the whole tree.
   ASSERT_OK(store_->Restore("s1"));
-  EXPECT_TRUE(Stamp(first, internal::TreeChangeEntry(kMain)).has_value());
-  Txn txn;
-  ASSERT_OK(impl()->BeginTxn(&txn, false));
+  EXPECT_TRUE(Stamp(first, TreeChangeEntry(kMain)).has_value());
+  StoreTxn txn;
+  ASSERT_OK(txn.Begin(store_.get(), false));
   ASSIGN_OR_FAIL(uint64_t pending, second.Pending(txn));
   EXPECT_EQ(pending, 3u);  // the file, the snapshot, the rescan
 }
@@ -300,20 +303,20 @@ TEST_F(ExtensionTest, UnsubscribingDropsTheSetAndStopsPosting) {
   FeedSubscription stays = Subscribe("stays");
   ASSERT_OK(test::PutFile(store_->Tree()->get(), "a.txt", "a"));
   {
-    Txn txn;
-    ASSERT_OK(impl()->BeginTxn(&txn, true));
-    ASSERT_OK(internal::Unsubscribe(&txn, impl()->dbs(), "gone"));
-    ASSERT_OK(internal::Unsubscribe(&txn, impl()->dbs(), "never_was"));
+    StoreTxn txn;
+    ASSERT_OK(txn.Begin(store_.get(), true));
+    ASSERT_OK(txn.Unsubscribe("gone"));
+    ASSERT_OK(txn.Unsubscribe("never_was"));
     ASSERT_OK(txn.Commit());
   }
   ASSERT_OK(test::PutFile(store_->Tree()->get(), "b.txt", "b"));
-  Txn txn;
-  ASSERT_OK(impl()->BeginTxn(&txn, false));
+  StoreTxn txn;
+  ASSERT_OK(txn.Begin(store_.get(), false));
   ASSIGN_OR_FAIL(uint64_t left_gone, gone.Pending(txn));
   ASSIGN_OR_FAIL(uint64_t left_stays, stays.Pending(txn));
   EXPECT_EQ(left_gone, 0u);
   EXPECT_EQ(left_stays, 2u);
-  ASSIGN_OR_FAIL(auto found, internal::FindSubscriber(txn, impl()->dbs(), "gone"));
+  ASSIGN_OR_FAIL(auto found, txn.FindSubscription("gone"));
   EXPECT_FALSE(found.has_value());
 }
 
@@ -325,9 +328,9 @@ TEST_F(ExtensionTest, ASubscriberAddedByAnotherProcessIsFedAtOnce) {
   if (pid == 0) {
     auto store = Store::Open(path(), test::FastOptions());
     if (!store.ok()) ::_exit(2);
-    Txn txn;
-    if (!(*store)->impl()->BeginTxn(&txn, true).ok()) ::_exit(3);
-    auto sub = internal::Subscribe(&txn, (*store)->impl()->dbs(), "late");
+    StoreTxn txn;
+    if (!txn.Begin(store->get(), true).ok()) ::_exit(3);
+    auto sub = txn.Subscribe("late");
     ::_exit(sub.ok() && sub->second && txn.Commit().ok() ? 0 : 4);
   }
   int status = 0;
@@ -336,13 +339,13 @@ TEST_F(ExtensionTest, ASubscriberAddedByAnotherProcessIsFedAtOnce) {
   auto tree = store_->Tree();
   ASSERT_OK(tree.status());
   ASSERT_OK(test::PutFile(tree->get(), "x.txt", "x"));
-  Txn txn;
-  ASSERT_OK(impl()->BeginTxn(&txn, true));
-  ASSIGN_OR_FAIL(auto again, internal::Subscribe(&txn, impl()->dbs(), "late"));
+  StoreTxn txn;
+  ASSERT_OK(txn.Begin(store_.get(), true));
+  ASSIGN_OR_FAIL(auto again, txn.Subscribe("late"));
   EXPECT_FALSE(again.second) << "subscribing again is not new";
   txn.Abort();
-  FeedSubscription late(impl()->dbs().feed, again.first);
-  EXPECT_TRUE(Stamp(late, internal::FileChangeEntry(kMain, Ino("x.txt"))).has_value());
+  FeedSubscription late = again.first;
+  EXPECT_TRUE(Stamp(late, FileChangeEntry(kMain, Ino("x.txt"))).has_value());
 }
 
 TEST_F(ExtensionTest, GcKeepsAnAttachedExtensionsRootsAndRefusesWithoutIt) {
@@ -350,23 +353,22 @@ TEST_F(ExtensionTest, GcKeepsAnAttachedExtensionsRootsAndRefusesWithoutIt) {
   (void)notes;
   ObjectId kept, dropped;
   {
-    Txn txn;
-    ASSERT_OK(impl()->BeginTxn(&txn, true));
-    internal::ObjectTable objects(&txn, impl()->dbs().objects);
-    ASSIGN_OR_FAIL(kept, objects.Put(internal::ObjectType::kChunk, "kept by a note"));
-    ASSIGN_OR_FAIL(dropped, objects.Put(internal::ObjectType::kChunk, "kept by nothing"));
+    StoreTxn txn;
+    ASSERT_OK(txn.Begin(store_.get(), true));
+    ASSIGN_OR_FAIL(kept, txn.PutBlob("kept by a note"));
+    ASSIGN_OR_FAIL(dropped, txn.PutBlob("kept by nothing"));
     ASSERT_OK(txn.Put(roots, "r1", kept.AsBytes()));
     ASSERT_OK(txn.Commit());
   }
-  ASSERT_OK(impl()->Attach(std::make_shared<NotesExtension>(roots)));
-  EXPECT_CODE(impl()->Attach(std::make_shared<NotesExtension>(roots)), StatusCode::kAlreadyExists);
+  ASSERT_OK(AttachExtension(store_.get(), std::make_shared<NotesExtension>(roots)));
+  EXPECT_CODE(AttachExtension(store_.get(), std::make_shared<NotesExtension>(roots)),
+              StatusCode::kAlreadyExists);
   ASSIGN_OR_FAIL(GcReport report, store_->Gc());
   EXPECT_EQ(report.objects_freed, 1u);
   auto present = [&](const ObjectId& id) {
-    Txn txn;
-    EXPECT_OK(impl()->BeginTxn(&txn, false));
-    auto got = txn.Get(impl()->dbs().objects, id.AsBytes());
-    return got.ok() && got->has_value();
+    StoreTxn txn;
+    EXPECT_OK(txn.Begin(store_.get(), false));
+    return txn.GetBlob(id).ok();
   };
   EXPECT_TRUE(present(kept));
   EXPECT_FALSE(present(dropped));
@@ -374,10 +376,9 @@ TEST_F(ExtensionTest, GcKeepsAnAttachedExtensionsRootsAndRefusesWithoutIt) {
   store_.reset();
   store_ = test::OpenStoreOrDie(path());
   {
-    Txn txn;
-    ASSERT_OK(impl()->BeginTxn(&txn, true));
-    internal::ObjectTable objects(&txn, impl()->dbs().objects);
-    ASSIGN_OR_FAIL(dropped, objects.Put(internal::ObjectType::kChunk, "garbage again"));
+    StoreTxn txn;
+    ASSERT_OK(txn.Begin(store_.get(), true));
+    ASSIGN_OR_FAIL(dropped, txn.PutBlob("garbage again"));
     ASSERT_OK(txn.Commit());
   }
   auto refused = store_->Gc();
@@ -390,12 +391,12 @@ TEST_F(ExtensionTest, GcKeepsAnAttachedExtensionsRootsAndRefusesWithoutIt) {
 TEST_F(ExtensionTest, FsckRunsTheExtensionsCheckAndChecksItsRoots) {
   auto [notes, roots] = RegisterNotes();
   (void)notes;
-  ASSERT_OK(impl()->Attach(std::make_shared<NotesExtension>(roots)));
+  ASSERT_OK(AttachExtension(store_.get(), std::make_shared<NotesExtension>(roots)));
   ASSIGN_OR_FAIL(FsckReport clean, store_->Fsck());
   EXPECT_TRUE(clean.ok()) << ::testing::PrintToString(clean.problems);
   {
-    Txn txn;
-    ASSERT_OK(impl()->BeginTxn(&txn, true));
+    StoreTxn txn;
+    ASSERT_OK(txn.Begin(store_.get(), true));
     ASSERT_OK(txn.Put(roots, "broken", "bad"));
     ASSERT_OK(txn.Put(roots, "dangling", std::string(32, '\x07')));
     ASSERT_OK(txn.Commit());
@@ -410,7 +411,7 @@ TEST_F(ExtensionTest, FsckRunsTheExtensionsCheckAndChecksItsRoots) {
 // Snapshots carry the journal beside the files; restore, branches from snapshots
 // and diff see both; gc keeps what only a snapshot's journal root reaches.
 TEST_F(ExtensionTest, SnapshotsCarryAnExtensionsDataBesideTheFiles) {
-  ASSIGN_OR_FAIL(auto journal, test::JournalExtension::AttachTo(impl()));
+  ASSIGN_OR_FAIL(auto journal, test::JournalExtension::AttachTo(store_.get()));
   auto tree = store_->Tree();
   ASSERT_OK(tree.status());
   ASSERT_OK(test::PutFile(tree->get(), "plan.md", "plan A"));
@@ -475,7 +476,7 @@ TEST_F(ExtensionTest, SnapshotsCarryAnExtensionsDataBesideTheFiles) {
 // data out runs; reading snapshots and gc still do.
 TEST_F(ExtensionTest, WithoutTheVersioningExtensionSnapshotsAndRestoresRefuse) {
   {
-    ASSIGN_OR_FAIL(auto journal, test::JournalExtension::AttachTo(impl()));
+    ASSIGN_OR_FAIL(auto journal, test::JournalExtension::AttachTo(store_.get()));
     ASSERT_OK(journal->Write(store_.get(), {"remember this"}));
     ASSERT_OK(store_->CreateSnapshot("s1", "", {}).status());
   }
@@ -487,7 +488,7 @@ TEST_F(ExtensionTest, WithoutTheVersioningExtensionSnapshotsAndRestoresRefuse) {
   ASSIGN_OR_FAIL(auto snapshots, store_->ListSnapshots());
   EXPECT_EQ(snapshots.size(), 1u);
   ASSERT_OK(store_->Gc().status());
-  ASSIGN_OR_FAIL(auto journal, test::JournalExtension::AttachTo(impl()));
+  ASSIGN_OR_FAIL(auto journal, test::JournalExtension::AttachTo(store_.get()));
   ASSERT_OK(journal->Write(store_.get(), {}));
   ASSERT_OK(store_->Restore("s1"));
   ASSIGN_OR_FAIL(auto lines, journal->Read(store_.get()));
@@ -496,16 +497,19 @@ TEST_F(ExtensionTest, WithoutTheVersioningExtensionSnapshotsAndRestoresRefuse) {
 
 // Damage to the change feed is reported, not fatal.
 TEST_F(ExtensionTest, FsckReportsAStrayOrDamagedFeedEntry) {
-  FeedSubscription sub = Subscribe("checked");
+  ASSERT_TRUE(Subscribe("checked").valid());
   ASSERT_OK(test::PutFile(store_->Tree()->get(), "a.txt", "a"));
   ASSIGN_OR_FAIL(FsckReport clean, store_->Fsck());
   EXPECT_TRUE(clean.ok()) << ::testing::PrintToString(clean.problems);
   {
-    Txn txn;
+    internal::Txn txn;
     ASSERT_OK(impl()->BeginTxn(&txn, true));
-    ASSERT_OK(txn.Put(impl()->dbs().feed, FeedSubscription(impl()->dbs().feed, 0x7777).Key("f123"),
-                      std::string(8, '\0')));
-    ASSERT_OK(txn.Put(sub.table(), sub.Key(internal::TreeChangeEntry(kMain)), "short"));
+    internal::FeedSet stray(impl()->dbs().feed, 0x7777);
+    ASSERT_OK(txn.Put(impl()->dbs().feed, stray.Key("f123"), std::string(8, '\0')));
+    ASSIGN_OR_FAIL(auto id, internal::FindSubscriber(txn, impl()->dbs(), "checked"));
+    ASSERT_TRUE(id.has_value());
+    internal::FeedSet checked(impl()->dbs().feed, *id);
+    ASSERT_OK(txn.Put(impl()->dbs().feed, checked.Key(TreeChangeEntry(kMain)), "short"));
     ASSERT_OK(txn.Commit());
   }
   ASSIGN_OR_FAIL(FsckReport report, store_->Fsck());
@@ -517,12 +521,12 @@ TEST_F(ExtensionTest, FsckReportsAStrayOrDamagedFeedEntry) {
 
 // A commit whose journal root is gone is a problem fsck names.
 TEST_F(ExtensionTest, FsckFollowsEveryRootOfACommit) {
-  ASSIGN_OR_FAIL(auto journal, test::JournalExtension::AttachTo(impl()));
+  ASSIGN_OR_FAIL(auto journal, test::JournalExtension::AttachTo(store_.get()));
   ASSERT_OK(journal->Write(store_.get(), {"a line"}));
   ASSIGN_OR_FAIL(CommitInfo s1, store_->CreateSnapshot("s1", "", {}));
   ObjectId root = s1.roots.at("journal");
   {
-    Txn txn;
+    internal::Txn txn;
     ASSERT_OK(impl()->BeginTxn(&txn, true));
     ASSIGN_OR_FAIL(bool deleted, txn.Delete(impl()->dbs().objects, root.AsBytes()));
     EXPECT_TRUE(deleted);

@@ -14,6 +14,7 @@
 #include "store/journal_extension.h"
 #include "store/store_impl.h"
 #include "test_util.h"
+#include "vexfs/extension.h"
 #include "vexfs/index.h"
 #include "vexfs/store.h"
 
@@ -41,8 +42,8 @@ class FormatUpgradeTest : public ::testing::Test {
 // The format the store's meta records.
 std::string Format(Store& store) {
   internal::Txn txn;
-  EXPECT_OK(store.impl()->BeginTxn(&txn, false));
-  auto format = txn.Get(store.impl()->dbs().meta, "format");
+  EXPECT_OK(internal::ImplOf(&store)->BeginTxn(&txn, false));
+  auto format = txn.Get(internal::ImplOf(&store)->dbs().meta, "format");
   EXPECT_TRUE(format.ok() && format->has_value());
   return format.ok() && format->has_value() ? std::string(**format) : "";
 }
@@ -50,7 +51,7 @@ std::string Format(Store& store) {
 // Whether the LMDB environment of `store` has a named table `name`.
 bool HasTable(Store& store, const char* name) {
   internal::Txn txn;
-  EXPECT_OK(store.impl()->BeginTxn(&txn, false));
+  EXPECT_OK(internal::ImplOf(&store)->BeginTxn(&txn, false));
   MDB_dbi dbi = 0;
   return mdb_dbi_open(txn.raw(), name, 0, &dbi) == MDB_SUCCESS;
 }
@@ -149,19 +150,22 @@ TEST_F(FormatUpgradeTest, OpeningForWritingUpgradesToFormat2) {
   ASSIGN_OR_FAIL(auto tree, store->Tree());
   ASSERT_OK(PutFile(tree.get(), "late.md", "the keeper logs a late ferry"));
   ASSIGN_OR_FAIL(Attributes late, tree->Stat("late.md"));
-  ASSIGN_OR_FAIL(index::IndexTables ix, index::SearchTables(store->impl()));
+  ASSIGN_OR_FAIL(index::IndexTables ix, index::SearchTables(store.get()));
   {
-    internal::Txn txn;
-    ASSERT_OK(store->impl()->BeginTxn(&txn, true));
-    ASSERT_OK(internal::DeletePrefix(&txn, ix.work.table(), ix.work.prefix()));  // not fed
-    ASSERT_OK(txn.Put(ix.legacy_queue, internal::FileChangeEntry(1, late.ino), std::string(8, '\1')));
+    StoreTxn txn;
+    ASSERT_OK(txn.Begin(store.get(), true));
+    ASSIGN_OR_FAIL(auto fed, ix.work.Peek(txn, "", 100));
+    for (const FeedItem& item : fed) {  // not fed: only the format-1 queue has it
+      ASSERT_OK(ix.work.ConsumeIfUnchanged(&txn, item.entry, item.stamp).status());
+    }
+    ASSERT_OK(txn.Put(ix.legacy_queue, FileChangeEntry(1, late.ino), std::string(8, '\1')));
     ASSERT_OK(txn.Commit());
   }
   ASSERT_OK(index->Wait());
   ExpectTopHit(*index, "ferry", "", "late.md");
-  internal::Txn txn;
-  ASSERT_OK(store->impl()->BeginTxn(&txn, false));
-  internal::Cursor cursor;
+  StoreTxn txn;
+  ASSERT_OK(txn.Begin(store.get(), false));
+  TableCursor cursor;
   ASSERT_OK(cursor.Open(txn, ix.legacy_queue));
   ASSIGN_OR_FAIL(bool left, cursor.First());
   EXPECT_FALSE(left);
@@ -211,7 +215,7 @@ TEST_F(FormatUpgradeTest, TakesNewWorkAndReopens) {
 // have no such root, diff and restore against it.
 TEST_F(FormatUpgradeTest, NewSnapshotsCarryMoreRootsThanTheOldOnes) {
   auto store = OpenStoreOrDie(path());
-  ASSIGN_OR_FAIL(auto journal, test::JournalExtension::AttachTo(store->impl()));
+  ASSIGN_OR_FAIL(auto journal, test::JournalExtension::AttachTo(store.get()));
   ASSERT_OK(journal->Write(store.get(), {"learned after the upgrade"}));
   ASSIGN_OR_FAIL(CommitInfo third, store->CreateSnapshot("third", "with a journal", {}));
   ASSERT_EQ(third.roots.count("journal"), 1u);

@@ -10,90 +10,87 @@
 #include <vector>
 
 #include "common/coding.h"
-#include "store/extension.h"
-#include "store/store_impl.h"
+#include "vexfs/extension.h"
 
 namespace vexfs::test {
 
-class JournalExtension : public internal::Extension {
+class JournalExtension : public Extension {
  public:
-  // Registers the journal's table in `impl` and attaches an extension for it.
-  static Result<std::shared_ptr<JournalExtension>> AttachTo(internal::StoreImpl* impl) {
-    VEXFS_ASSIGN_OR_RETURN(auto dbis, impl->RegisterTables({{"journal", internal::TableScope::kPerBranch}}));
-    auto journal = std::make_shared<JournalExtension>(dbis[0]);
-    VEXFS_RETURN_IF_ERROR(impl->Attach(journal));
+  // Registers the journal's table in `store` and attaches an extension for it.
+  static Result<std::shared_ptr<JournalExtension>> AttachTo(Store* store) {
+    VEXFS_ASSIGN_OR_RETURN(auto tables, RegisterTables(store, {{"journal", TableScope::kPerBranch}}));
+    auto journal = std::make_shared<JournalExtension>(tables[0]);
+    VEXFS_RETURN_IF_ERROR(AttachExtension(store, journal));
     return journal;
   }
 
-  explicit JournalExtension(MDB_dbi table) : table_(table) {}
+  explicit JournalExtension(Table table) : table_(table) {}
   const std::string& name() const override { return name_; }
   bool versions_data() const override { return true; }
 
   // Replaces the journal of the working tree of `branch` ("" = current).
   Status Write(Store* store, const std::vector<std::string>& lines, std::string_view branch = "") {
     VEXFS_ASSIGN_OR_RETURN(auto tree, store->Tree(branch));
-    return tree->Edit([&](TreeEditor& ed) { return Replace(*internal::ScopeOf(ed), lines); });
+    return tree->Edit([&](TreeEditor& ed) {
+      StoreTxn txn = TransactionOf(ed);
+      return Replace(txn, lines);
+    });
   }
 
   Result<std::vector<std::string>> Read(Store* store, std::string_view branch = "") {
     VEXFS_ASSIGN_OR_RETURN(auto tree, store->Tree(branch));
     std::vector<std::string> lines;
     VEXFS_RETURN_IF_ERROR(tree->View([&](TreeEditor& ed) -> Status {
-      internal::TxnScope& scope = *internal::ScopeOf(ed);
-      VEXFS_ASSIGN_OR_RETURN(auto rows, internal::ScanPrefix(scope.txn(), table_,
-                                                             internal::BranchPrefix(scope.branch_id())));
+      StoreTxn txn = TransactionOf(ed);
+      VEXFS_ASSIGN_OR_RETURN(auto rows, txn.Scan(table_, BranchKeyPrefix(txn.branch_id())));
       for (auto& [key, value] : rows) lines.push_back(value);
       return Status::Ok();
     }));
     return lines;
   }
 
-  Result<std::optional<ObjectId>> SnapshotRoot(internal::TxnScope& scope) override {
-    VEXFS_ASSIGN_OR_RETURN(auto rows, internal::ScanPrefix(scope.txn(), table_,
-                                                           internal::BranchPrefix(scope.branch_id())));
+  Result<std::optional<ObjectId>> SnapshotRoot(StoreTxn& txn) override {
+    VEXFS_ASSIGN_OR_RETURN(auto rows, txn.Scan(table_, BranchKeyPrefix(txn.branch_id())));
     if (rows.empty()) return std::optional<ObjectId>();
-    internal::Node node;
+    StoredNode node;
     for (const auto& [key, value] : rows) {
-      VEXFS_ASSIGN_OR_RETURN(ObjectId line, scope.objects().Put(internal::ObjectType::kChunk, value));
+      VEXFS_ASSIGN_OR_RETURN(ObjectId line, txn.PutBlob(value));
       node.refs.push_back(line);
     }
     node.data = "journal v1";
-    VEXFS_ASSIGN_OR_RETURN(ObjectId id, scope.objects().Put(internal::ObjectType::kNode,
-                                                            internal::EncodeNode(node)));
+    VEXFS_ASSIGN_OR_RETURN(ObjectId id, txn.PutNode(node));
     return std::optional<ObjectId>(id);
   }
 
-  Status RestoreRoot(internal::TxnScope& scope, const std::optional<ObjectId>& root) override {
+  Status RestoreRoot(StoreTxn& txn, const std::optional<ObjectId>& root) override {
     ++restores_;
     std::vector<std::string> lines;
     if (root) {
-      VEXFS_ASSIGN_OR_RETURN(std::string payload, scope.objects().Get(*root, internal::ObjectType::kNode));
-      internal::Node node;
-      VEXFS_RETURN_IF_ERROR(internal::DecodeNode(payload, &node));
+      VEXFS_ASSIGN_OR_RETURN(StoredNode node, txn.GetNode(*root));
       for (const ObjectId& line : node.refs) {
-        VEXFS_ASSIGN_OR_RETURN(std::string text, scope.objects().Get(line, internal::ObjectType::kChunk));
+        VEXFS_ASSIGN_OR_RETURN(std::string text, txn.GetBlob(line));
         lines.push_back(std::move(text));
       }
     }
-    return Replace(scope, lines);
+    return Replace(txn, lines);
   }
 
   int restores() const { return restores_; }
 
  private:
-  Status Replace(internal::TxnScope& scope, const std::vector<std::string>& lines) {
-    std::string prefix = internal::BranchPrefix(scope.branch_id());
-    VEXFS_RETURN_IF_ERROR(internal::DeletePrefix(&scope.txn(), table_, prefix));
+  Status Replace(StoreTxn& txn, const std::vector<std::string>& lines) {
+    std::string prefix = BranchKeyPrefix(txn.branch_id());
+    VEXFS_RETURN_IF_ERROR(txn.DeletePrefix(table_, prefix));
     for (size_t i = 0; i < lines.size(); ++i) {
       Encoder key;
       key.PutFixed64BE(i);
-      VEXFS_RETURN_IF_ERROR(scope.txn().Put(table_, prefix + key.Take(), lines[i]));
+      VEXFS_RETURN_IF_ERROR(txn.Put(table_, prefix + key.Take(), lines[i]));
     }
     return Status::Ok();
   }
 
   std::string name_ = "journal";
-  MDB_dbi table_;
+  Table table_;
   int restores_ = 0;
 };
 

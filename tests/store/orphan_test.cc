@@ -106,11 +106,11 @@ TEST_F(OrphanTest, SnapshotsAndExtensionsIgnoreOrphans) {
   ASSERT_OK(Put("keep", "k"));
   ASSERT_OK(Put("a", "orphan text"));
   uint64_t ino = Ino("a");
-  internal::StoreImpl* impl = store().impl();
+  internal::StoreImpl* impl = internal::ImplOf(&store());
   const uint32_t branch = 1;  // "main"
   ASSIGN_OR_FAIL(auto tables, impl->RegisterTables({{"notes", internal::TableScope::kPerInode}}));
-  internal::FeedSubscription feed;
-  std::string entry = internal::FileChangeEntry(branch, ino);
+  internal::FeedSet feed;
+  std::string entry = FileChangeEntry(branch, ino);
   auto waiting = [&]() -> bool {
     internal::Txn txn;
     EXPECT_OK(impl->BeginTxn(&txn, false));
@@ -128,7 +128,7 @@ TEST_F(OrphanTest, SnapshotsAndExtensionsIgnoreOrphans) {
     internal::Txn txn;
     ASSERT_OK(impl->BeginTxn(&txn, true));
     ASSIGN_OR_FAIL(auto sub, internal::Subscribe(&txn, impl->dbs(), "orphan_test"));
-    feed = internal::FeedSubscription(impl->dbs().feed, sub.first);
+    feed = internal::FeedSet(impl->dbs().feed, sub.first);
     ASSERT_OK(txn.Put(tables[0], internal::InodeKey(branch, ino), "x"));
     ASSERT_OK(txn.Commit());
   }
@@ -193,8 +193,8 @@ TEST_F(OrphanTest, FsckFlagsAStrayOrphanRecord) {
   ASSERT_OK(Put("a", "1"));
   uint64_t ino = Ino("a");
   internal::Txn txn;
-  ASSERT_OK(store().impl()->BeginTxn(&txn, true));
-  ASSERT_OK(txn.Put(store().impl()->dbs().orphans, internal::InodeKey(1, ino), ""));
+  ASSERT_OK(internal::ImplOf(&store())->BeginTxn(&txn, true));
+  ASSERT_OK(txn.Put(internal::ImplOf(&store())->dbs().orphans, internal::InodeKey(1, ino), ""));
   ASSERT_OK(txn.Commit());
   ASSIGN_OR_FAIL(FsckReport report, store().Fsck());
   ASSERT_EQ(report.problems.size(), 1u);

@@ -311,8 +311,8 @@ class ObjectTableTest : public test::StoreTest {};
 
 TEST_F(ObjectTableTest, PutIsIdempotentAndGetVerifies) {
   Txn txn;
-  ASSERT_OK(store().impl()->BeginTxn(&txn, true));
-  ObjectTable objects(&txn, store().impl()->dbs().objects);
+  ASSERT_OK(internal::ImplOf(&store())->BeginTxn(&txn, true));
+  ObjectTable objects(&txn, internal::ImplOf(&store())->dbs().objects);
   const std::string text(10000, 'z');  // compressible
   const std::string random = test::RandomBytes(1, 10000);
   ASSIGN_OR_FAIL(ObjectId a, objects.Put(ObjectType::kChunk, text));
@@ -323,7 +323,7 @@ TEST_F(ObjectTableTest, PutIsIdempotentAndGetVerifies) {
   ASSIGN_OR_FAIL(std::string got_b, objects.Get(b, ObjectType::kChunk));
   EXPECT_EQ(got_a, text);
   EXPECT_EQ(got_b, random);
-  ASSIGN_OR_FAIL(auto stored, txn.Get(store().impl()->dbs().objects, a.AsBytes()));
+  ASSIGN_OR_FAIL(auto stored, txn.Get(internal::ImplOf(&store())->dbs().objects, a.AsBytes()));
   ASSERT_TRUE(stored.has_value());
   EXPECT_LT(stored->size(), text.size() / 10);  // stored compressed
   EXPECT_CODE(objects.Get(a, ObjectType::kTree), StatusCode::kCorruption);
@@ -342,13 +342,13 @@ TEST_F(ObjectTableTest, PutIsIdempotentAndGetVerifies) {
 // fail the fast check.
 TEST_F(ObjectTableTest, ChecksummedObjectsRejectEveryFlippedBit) {
   Txn txn;
-  ASSERT_OK(store().impl()->BeginTxn(&txn, true));
-  ObjectTable objects(&txn, store().impl()->dbs().objects);
+  ASSERT_OK(internal::ImplOf(&store())->BeginTxn(&txn, true));
+  ObjectTable objects(&txn, internal::ImplOf(&store())->dbs().objects);
   const std::string compressible(300, 'q');
   const std::string incompressible = test::RandomBytes(3, 200);
   for (const std::string& payload : {compressible, incompressible}) {
     ASSIGN_OR_FAIL(ObjectId id, objects.Put(ObjectType::kChunk, payload));
-    ASSIGN_OR_FAIL(auto stored, txn.Get(store().impl()->dbs().objects, id.AsBytes()));
+    ASSIGN_OR_FAIL(auto stored, txn.Get(internal::ImplOf(&store())->dbs().objects, id.AsBytes()));
     ASSERT_TRUE(stored.has_value());
     const std::string good(*stored);
     EXPECT_EQ(good[1], payload == compressible ? 3 : 2);  // zstd / raw, checksummed
@@ -391,11 +391,11 @@ std::string Encoding2Chunk(const ObjectId& id, const std::string& checked,
 
 TEST_F(ObjectTableTest, FullVerifyRecomputesTheHash) {
   Txn txn;
-  ASSERT_OK(store().impl()->BeginTxn(&txn, true));
-  ObjectTable objects(&txn, store().impl()->dbs().objects);
+  ASSERT_OK(internal::ImplOf(&store())->BeginTxn(&txn, true));
+  ObjectTable objects(&txn, internal::ImplOf(&store())->dbs().objects);
   const std::string payload = test::RandomBytes(4, 200);
   ASSIGN_OR_FAIL(ObjectId id, objects.Put(ObjectType::kChunk, payload));
-  ASSIGN_OR_FAIL(auto stored, txn.Get(store().impl()->dbs().objects, id.AsBytes()));
+  ASSIGN_OR_FAIL(auto stored, txn.Get(internal::ImplOf(&store())->dbs().objects, id.AsBytes()));
   auto checksummed = [&](const std::string& bytes) { return Encoding2Chunk(id, bytes, bytes); };
   EXPECT_EQ(std::string(*stored), checksummed(payload));
   std::string changed = payload;
@@ -412,13 +412,13 @@ TEST_F(ObjectTableTest, FullVerifyRecomputesTheHash) {
 // whole payload) still read in ranges, each range checked against that checksum.
 TEST_F(ObjectTableTest, ChunksWithOneChecksumStillReadInRanges) {
   Txn txn;
-  ASSERT_OK(store().impl()->BeginTxn(&txn, true));
-  ObjectTable objects(&txn, store().impl()->dbs().objects);
+  ASSERT_OK(internal::ImplOf(&store())->BeginTxn(&txn, true));
+  ObjectTable objects(&txn, internal::ImplOf(&store())->dbs().objects);
   const std::string payload = test::RandomBytes(51, 64 * 1024);
   const ObjectId id = ComputeObjectId(ObjectType::kChunk, payload);
   // `bytes` stored under the checksum the writer recorded for `payload`.
   auto encoding2 = [&](const std::string& bytes) { return Encoding2Chunk(id, payload, bytes); };
-  ASSERT_OK(txn.Put(store().impl()->dbs().objects, id.AsBytes(), encoding2(payload)));
+  ASSERT_OK(txn.Put(internal::ImplOf(&store())->dbs().objects, id.AsBytes(), encoding2(payload)));
   std::string scratch;
   ASSIGN_OR_FAIL(std::string_view part, objects.ViewRange(id, ObjectType::kChunk, 5000, 9000,
                                                           &scratch));
@@ -426,7 +426,7 @@ TEST_F(ObjectTableTest, ChunksWithOneChecksumStillReadInRanges) {
   // Damage far from the range still fails it: the one checksum covers it all.
   std::string damaged = payload;
   damaged[60000] ^= 1;
-  ASSERT_OK(txn.Put(store().impl()->dbs().objects, id.AsBytes(), encoding2(damaged)));
+  ASSERT_OK(txn.Put(internal::ImplOf(&store())->dbs().objects, id.AsBytes(), encoding2(damaged)));
   EXPECT_CODE(objects.ViewRange(id, ObjectType::kChunk, 5000, 9000, &scratch),
               StatusCode::kCorruption);
 }
