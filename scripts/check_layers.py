@@ -23,6 +23,8 @@ LAYERS = {
     # The index reaches the store only through its public extension interface.
     "src/index": {"vexfs", "common", "index", "kv"},
     "src/api": {"vexfs", "common", "api"},
+    # A front end like the CLI, plus common's UTF-8 and base64 helpers.
+    "src/mcp": {"vexfs", "common", "mcp"},
     "src/fuse": {"vexfs", "common", "fuse"},
     "tools/vexfs": {"vexfs", ""},
     "bench": {"vexfs", ""},
@@ -37,10 +39,11 @@ WRAPPED = [
     (re.compile(r"^fuse"), {"src/fuse"}),
     (re.compile(r"^(llama|ggml|gguf)"), {"src/kv", "src/index"}),
     (re.compile(r"^CLI/"), {"tools/vexfs", "bench"}),
+    (re.compile(r"^dtl/"), {"src/mcp"}),
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
-PROJECT_PREFIXES = {"vexfs", "common", "store", "usxf", "kv", "index", "api", "fuse"}
+PROJECT_PREFIXES = {"vexfs", "common", "store", "usxf", "kv", "index", "api", "fuse", "mcp"}
 
 
 def layer_of(path: pathlib.Path, root: pathlib.Path) -> str:

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Fuzzes the USXF readers: builds the libFuzzer targets (clang-14, ASan + UBSan) in
 # build-fuzz/, writes the seed corpus, then fuzzes for SECONDS (default 60). Then,
-# for two thirds of SECONDS together: the GloVe file reader and the store's record
-# decoders (a sixth each), the KV state file reader (a quarter) and the KV transfer
-# protocol's decoders (a twelfth), each at least a second. Their inputs go to
-# tests/fuzz/glove_regressions/, store_regressions/, kv_state_regressions/ and
-# kv_transport_regressions/, replayed by glove_fuzz_regression_test,
-# store_records_fuzz_regression_test, kv_state_fuzz_regression_test and
-# kv_transport_fuzz_regression_test. Exits non-zero on any crash, leak,
+# for three quarters of SECONDS together: the GloVe file reader and the store's
+# record decoders (a sixth each), the KV state file reader (a quarter), the KV
+# transfer protocol's decoders and the MCP server's message decoders (a twelfth
+# each), each at least a second. Their inputs go to tests/fuzz/glove_regressions/,
+# store_regressions/, kv_state_regressions/, kv_transport_regressions/ and
+# mcp_regressions/, replayed by glove_fuzz_regression_test,
+# store_records_fuzz_regression_test, kv_state_fuzz_regression_test,
+# kv_transport_fuzz_regression_test and mcp_message_fuzz_regression_test. Exits non-zero on any crash, leak,
 # out-of-memory, timeout or reader disagreement; a USXF input is saved as
 # tests/fuzz/regressions/crash-<sha1> (or leak-, oom-, timeout-), and
 # usxf_fuzz_regression_test replays it in every normal test run from then on.
@@ -119,3 +120,12 @@ mkdir -p "$dir/kv-transport-seeds" "$dir/kv-transport-corpus" "$kv_transport_reg
 "$dir/tests/fuzz/make_kv_transport_seeds" "$dir/kv-transport-seeds"
 fuzz_target kv_transport_fuzz "the KV transfer protocol" "$(share 1 12)" 8192 \
   "$kv_transport_regressions" "$dir/kv-transport-corpus" "$dir/kv-transport-seeds" "$@"
+
+# The MCP server's JSON-RPC and tool-argument decoders, a twelfth as long: seeds
+# are well-formed requests of each kind.
+mcp_regressions=tests/fuzz/mcp_regressions
+rm -rf "$dir/mcp-seeds"
+mkdir -p "$dir/mcp-seeds" "$dir/mcp-corpus" "$mcp_regressions"
+"$dir/tests/fuzz/make_mcp_seeds" "$dir/mcp-seeds"
+fuzz_target mcp_message_fuzz "the MCP message decoders" "$(share 1 12)" 8192 \
+  "$mcp_regressions" "$dir/mcp-corpus" "$dir/mcp-seeds" "$@"

@@ -8,7 +8,7 @@ PACKAGES=(
   liblmdb-dev lmdb-utils
   libssl-dev libzstd-dev libxxhash-dev libfaiss-dev libxapian-dev zlib1g-dev
   dataset-fashion-mnist
-  nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev libcli11-dev libdtl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   util-linux
   fuse3 libfuse3-dev
@@ -38,4 +38,5 @@ else
 fi
 "$(dirname "$0")/fetch_llama.sh"
 "$(dirname "$0")/fetch_glove.sh"
+"$(dirname "$0")/fetch_mcp_client.sh"
 echo "setup: done"

@@ -137,6 +137,7 @@ class StoreTxn {
   // kInvalidArgument for a transaction that was lent (TransactionOf, hooks):
   // its owner commits it.
   Status Commit();
+  // Ends an owned transaction without its writes; a no-op for a lent one.
   void Abort();
   bool active() const;
   bool writable() const;
@@ -272,7 +273,8 @@ class FeedSubscription {
   FeedSubscription(Table feed, uint16_t id) : feed_(feed), id_(id) {}
   bool valid() const { return id_ != 0; }
 
-  // Adds `entry` (or re-stamps it) in this subscriber's set.
+  // Adds `entry` (or re-stamps it) in this subscriber's set. Posting and
+  // consuming need a write transaction and a valid subscription.
   Status Post(StoreTxn* txn, std::string_view entry) const;
   // Removes `entry` if its stamp is still `stamp`; true if it did.
   Result<bool> ConsumeIfUnchanged(StoreTxn* txn, std::string_view entry,

@@ -26,6 +26,9 @@ namespace vexfs {
 
 // "2026-12-02T15:00:00Z": whole seconds, UTC.
 std::string FormatTime(TimeNs t);
+// The times users give: seconds since the epoch, "YYYY-MM-DD" or
+// "YYYY-MM-DDTHH:MM:SSZ" (UTC). kInvalidArgument naming the text otherwise.
+Result<TimeNs> ParseTime(std::string_view text);
 
 nlohmann::json AttributesJson(const Attributes& a);
 nlohmann::json CommitJson(const CommitInfo& c);

@@ -1,7 +1,9 @@
 // The one JSON encoding of VexFS's results (vexfs/json.h).
 #include "vexfs/json.h"
 
+#include <climits>
 #include <ctime>
+#include <string>
 
 namespace vexfs {
 
@@ -12,6 +14,33 @@ std::string FormatTime(TimeNs t) {
   char buf[32];
   std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+// Accepts seconds since the epoch, "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM:SSZ" (UTC).
+Result<TimeNs> ParseTime(std::string_view given) {
+  std::string text(given);
+  constexpr int64_t kMaxSeconds = INT64_MAX / 1000000000;
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+    if (text.size() > 11 || std::stoll(text) > kMaxSeconds) {
+      return Status::InvalidArgument("time '" + text + "' is out of range");
+    }
+    return static_cast<TimeNs>(std::stoll(text)) * 1000000000;
+  }
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  if (end == nullptr || *end != '\0') {
+    tm = std::tm{};
+    end = strptime(text.c_str(), "%Y-%m-%d", &tm);
+  }
+  if (end == nullptr || *end != '\0') {
+    return Status::InvalidArgument("time '" + text +
+                                   "' is not seconds, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ");
+  }
+  time_t secs = timegm(&tm);
+  if (secs < 0 || secs > kMaxSeconds) {
+    return Status::InvalidArgument("time '" + text + "' is out of range");
+  }
+  return static_cast<TimeNs>(secs) * 1000000000;
 }
 
 nlohmann::json AttributesJson(const Attributes& a) {

@@ -16,7 +16,6 @@
 
 namespace vexfs::index {
 
-
 namespace {
 
 constexpr size_t kNoSlot = SIZE_MAX;
@@ -295,7 +294,8 @@ Status Indexer::PrepareFile(StoreTxn* txn, size_t job_index, Batch* batch) {
   Job& job = batch->jobs[job_index];
   job.is_file = true;
   if (!DecodeInodeKeyPrefix(std::string_view(job.key).substr(1), &job.branch, &job.ino)) {
-    return Status::Corruption("the index's work set holds a malformed file entry");
+    job.drop = true;  // a damaged entry names no file: consuming it loses nothing
+    return Status::Ok();
   }
   auto rec = txn->Stat(job.ino);
   // Gone, not a file, or unlinked while open (an orphan is in no view).

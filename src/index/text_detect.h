@@ -4,6 +4,8 @@
 
 #include <string_view>
 
+#include "common/utf8.h"  // the index uses its UTF-8 helpers too
+
 namespace vexfs::index {
 
 // True if `data` is valid UTF-8 (a sequence cut at the very end is allowed, since
@@ -11,16 +13,6 @@ namespace vexfs::index {
 // characters other than tab, newline, carriage return and form feed. Empty data
 // is not text.
 bool LooksLikeText(std::string_view data);
-
-// True if `data` is entirely valid UTF-8 (no cut character at the end either).
-bool IsValidUtf8(std::string_view data);
-
-// Length of the longest prefix of `data` that ends on a UTF-8 character boundary.
-size_t Utf8BoundaryAtOrBefore(std::string_view data, size_t pos);
-
-// Length of `data` without a last character that is cut short (a prefix of a
-// longer file may end inside one); data.size() if the end is whole.
-size_t CompleteUtf8Prefix(std::string_view data);
 
 }  // namespace vexfs::index
 

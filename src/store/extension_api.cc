@@ -31,14 +31,25 @@ std::string SnapshotChangeEntry(const ObjectId& commit) {
   return static_cast<char>(ChangeKind::kSnapshot) + std::string(commit.AsBytes());
 }
 
+namespace {
+
+// Posting and consuming need a subscription and a transaction that runs.
+Status CheckUsable(const FeedSubscription& sub, const StoreTxn& txn) {
+  if (!sub.valid()) return Status::InvalidArgument("not a feed subscription");
+  if (!txn.active()) return Status::InvalidArgument("the transaction has not begun or has ended");
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status FeedSubscription::Post(StoreTxn* txn, std::string_view entry) const {
-  if (!txn->active()) return Status::InvalidArgument("the transaction has not begun or has ended");
+  VEXFS_RETURN_IF_ERROR(CheckUsable(*this, *txn));
   return internal::FeedSet(feed_.handle(), id_).Post(&internal::StoreTxnAccess::txn(*txn), entry);
 }
 
 Result<bool> FeedSubscription::ConsumeIfUnchanged(StoreTxn* txn, std::string_view entry,
                                                   std::string_view stamp) const {
-  if (!txn->active()) return Status::InvalidArgument("the transaction has not begun or has ended");
+  VEXFS_RETURN_IF_ERROR(CheckUsable(*this, *txn));
   return internal::FeedSet(feed_.handle(), id_)
       .ConsumeIfUnchanged(&internal::StoreTxnAccess::txn(*txn), entry, stamp);
 }

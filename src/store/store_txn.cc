@@ -349,12 +349,34 @@ Status TableCursor::Open(const StoreTxn& txn, Table table) {
   return cursor_->Open(internal::StoreTxnAccess::txn(txn), table.handle());
 }
 
-Result<bool> TableCursor::Seek(std::string_view key) { return cursor_->Seek(key); }
-Result<bool> TableCursor::First() { return cursor_->First(); }
-Result<bool> TableCursor::Next() { return cursor_->Next(); }
-std::string_view TableCursor::key() const { return cursor_->key(); }
-std::string_view TableCursor::value() const { return cursor_->value(); }
-Status TableCursor::DeleteCurrent() { return cursor_->DeleteCurrent(); }
+namespace {
+Status NotOpen() { return Status::InvalidArgument("the cursor is not open"); }
+}  // namespace
+
+Result<bool> TableCursor::Seek(std::string_view key) {
+  if (!cursor_) return NotOpen();
+  return cursor_->Seek(key);
+}
+
+Result<bool> TableCursor::First() {
+  if (!cursor_) return NotOpen();
+  return cursor_->First();
+}
+
+Result<bool> TableCursor::Next() {
+  if (!cursor_) return NotOpen();
+  return cursor_->Next();
+}
+
+std::string_view TableCursor::key() const { return cursor_ ? cursor_->key() : std::string_view(); }
+std::string_view TableCursor::value() const {
+  return cursor_ ? cursor_->value() : std::string_view();
+}
+
+Status TableCursor::DeleteCurrent() {
+  if (!cursor_) return NotOpen();
+  return cursor_->DeleteCurrent();
+}
 
 namespace internal {
 

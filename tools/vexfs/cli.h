@@ -114,6 +114,7 @@ void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cmd_maintenance.cc
 void AddSearchCommands(CLI::App& app, Context& ctx);       // cmd_search.cc
 void AddMountCommands(CLI::App& app, Context& ctx);        // cmd_mount.cc
 void AddUsxfCommands(CLI::App& app, Context& ctx);         // cmd_usxf.cc
+void AddMcpCommands(CLI::App& app, Context& ctx);          // cmd_mcp.cc
 
 }  // namespace vexfs::cli
 

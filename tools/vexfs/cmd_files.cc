@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "vexfs/index.h"
 #include "vexfs/paths.h"
+#include "vexfs/tree_ops.h"
 
 namespace vexfs::cli {
 namespace {
@@ -210,47 +211,17 @@ CLI::App* AddPathsCommand(CLI::App& app, const char* name, const char* help, Pat
   return cmd;
 }
 
-Result<uint64_t> ResolveParent(TreeEditor& ed, const ParentAndName& pn) {
-  auto parent = ed.ResolvePath(pn.parent);
-  if (!parent.ok() && parent.status().IsNotFound()) {
-    return Status::NotFound("parent directory '" + pn.parent + "' does not exist");
-  }
-  return parent;
-}
-
 Status MakeDir(TreeEditor& ed, const std::string& path, bool parents) {
-  TreeEditor::NewNode node{0755, ::geteuid(), ::getegid()};
-  if (parents) return ed.MakeDirs(path, node).status();
-  VEXFS_ASSIGN_OR_RETURN(ParentAndName pn, SplitParent(path));
-  if (pn.name.empty()) return Status::AlreadyExists("the store root already exists");
-  VEXFS_ASSIGN_OR_RETURN(uint64_t parent, ResolveParent(ed, pn));
-  return ed.Mkdir(parent, pn.name, node).status().WithContext("mkdir '" + path + "'");
-}
-
-Status RemoveTree(TreeEditor& ed, uint64_t parent, const std::string& name) {
-  VEXFS_ASSIGN_OR_RETURN(Attributes attr, ed.Lookup(parent, name));
-  if (attr.type != FileType::kDirectory) return ed.Unlink(parent, name);
-  VEXFS_ASSIGN_OR_RETURN(auto entries, ed.ReadDir(attr.ino));
-  for (const DirEntry& e : entries) VEXFS_RETURN_IF_ERROR(RemoveTree(ed, attr.ino, e.name));
-  return ed.Rmdir(parent, name);
+  return MakeDirectory(ed, path, parents, TreeEditor::NewNode{0755, ::geteuid(), ::getegid()});
 }
 
 Status Remove(TreeEditor& ed, const std::string& path, bool recursive, bool dir_only) {
-  VEXFS_ASSIGN_OR_RETURN(ParentAndName pn, SplitParent(path));
-  if (pn.name.empty()) return Status::InvalidArgument("cannot remove the store root");
-  VEXFS_ASSIGN_OR_RETURN(uint64_t parent, ResolveParent(ed, pn));
-  Status st;
-  if (dir_only) {
-    st = ed.Rmdir(parent, pn.name);
-  } else if (recursive) {
-    st = RemoveTree(ed, parent, pn.name);
-  } else {
-    st = ed.Unlink(parent, pn.name);
-    if (st.code() == StatusCode::kIsDirectory) {
-      st = Status::IsDirectory("'" + path + "' is a directory (use rm -r or rmdir)");
-    }
+  if (dir_only) return RemoveEmptyDirectory(ed, path);
+  Status st = RemovePath(ed, path, recursive);
+  if (st.code() == StatusCode::kIsDirectory && !recursive) {
+    return Status::IsDirectory("'" + path + "' is a directory (use rm -r or rmdir)");
   }
-  return st.WithContext(std::string(dir_only ? "rmdir" : "rm") + " '" + path + "'");
+  return st;
 }
 
 void AddChangeCommands(CLI::App& app, Context& ctx) {
@@ -284,24 +255,6 @@ void AddChangeCommands(CLI::App& app, Context& ctx) {
   });
 }
 
-Status Move(TreeEditor& ed, const std::string& from, const std::string& to) {
-  VEXFS_ASSIGN_OR_RETURN(ParentAndName src, SplitParent(from));
-  if (src.name.empty()) return Status::InvalidArgument("cannot move the store root");
-  VEXFS_ASSIGN_OR_RETURN(uint64_t src_parent, ResolveParent(ed, src));
-  VEXFS_ASSIGN_OR_RETURN(ParentAndName dst, SplitParent(to));
-  uint64_t dst_parent;
-  auto target = ed.ResolvePath(to);
-  if (target.ok() && ed.GetAttr(*target)->type == FileType::kDirectory) {
-    dst_parent = *target;  // like mv: into an existing directory
-    dst.name = src.name;
-  } else {
-    if (dst.name.empty()) return Status::InvalidArgument("cannot replace the store root");
-    VEXFS_ASSIGN_OR_RETURN(dst_parent, ResolveParent(ed, dst));
-  }
-  return ed.Rename(src_parent, src.name, dst_parent, dst.name)
-      .WithContext("mv '" + from + "' '" + to + "'");
-}
-
 void AddMv(CLI::App& app, Context& ctx) {
   struct Args {
     std::string from, to, branch;
@@ -312,7 +265,9 @@ void AddMv(CLI::App& app, Context& ctx) {
   cmd->add_option("DST", args->to, "New path, or an existing directory to move into")->required();
   cmd->add_option("--branch", args->branch, "Branch to change (default: current)");
   cmd->callback([&ctx, args] {
-    EditTree(ctx, args->branch, [&](TreeEditor& ed) { return Move(ed, args->from, args->to); });
+    EditTree(ctx, args->branch, [&](TreeEditor& ed) {
+      return MovePath(ed, args->from, args->to, /*replace=*/true);
+    });
   });
 }
 

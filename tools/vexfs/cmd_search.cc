@@ -39,32 +39,6 @@ Status WaitWithProgress(Index& index) {
   return index.Wait([&](uint64_t done, uint64_t total) { progress.Update(done, total); });
 }
 
-// Accepts seconds since the epoch, "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM:SSZ" (UTC).
-Result<TimeNs> ParseTime(const std::string& text) {
-  constexpr int64_t kMaxSeconds = INT64_MAX / 1000000000;
-  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
-    if (text.size() > 11 || std::stoll(text) > kMaxSeconds) {
-      return Status::InvalidArgument("time '" + text + "' is out of range");
-    }
-    return static_cast<TimeNs>(std::stoll(text)) * 1000000000;
-  }
-  std::tm tm{};
-  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  if (end == nullptr || *end != '\0') {
-    tm = std::tm{};
-    end = strptime(text.c_str(), "%Y-%m-%d", &tm);
-  }
-  if (end == nullptr || *end != '\0') {
-    return Status::InvalidArgument("time '" + text +
-                                   "' is not seconds, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ");
-  }
-  time_t secs = timegm(&tm);
-  if (secs < 0 || secs > kMaxSeconds) {
-    return Status::InvalidArgument("time '" + text + "' is out of range");
-  }
-  return static_cast<TimeNs>(secs) * 1000000000;
-}
-
 Result<std::pair<std::string, std::string>> SplitKeyValue(const std::string& text) {
   size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {

@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
   AddMountCommands(app, ctx);
   AddUsxfCommands(app, ctx);
   AddKvCommands(app, ctx);
+  AddMcpCommands(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
