@@ -25,6 +25,8 @@ LAYERS = {
     "src/api": {"vexfs", "common", "api"},
     # A front end like the CLI, plus common's UTF-8 and base64 helpers.
     "src/mcp": {"vexfs", "common", "mcp"},
+    # The C API: the public headers only.
+    "src/capi": {"vexfs"},
     "src/fuse": {"vexfs", "common", "fuse"},
     "tools/vexfs": {"vexfs", ""},
     "bench": {"vexfs", ""},
@@ -43,7 +45,7 @@ WRAPPED = [
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
-PROJECT_PREFIXES = {"vexfs", "common", "store", "usxf", "kv", "index", "api", "fuse", "mcp"}
+PROJECT_PREFIXES = {"vexfs", "common", "store", "usxf", "kv", "index", "api", "fuse", "mcp", "capi"}
 
 
 def layer_of(path: pathlib.Path, root: pathlib.Path) -> str:

@@ -1,0 +1,168 @@
+/* The C API of VexFS: a store's files, search and snapshots from C (and from any
+ * language with a C FFI), in the style of LMDB and llama.cpp: opaque handles with
+ * create/free pairs, parameter structs filled by *_default_params(), integer
+ * error codes (vexfs_strerror names them; vexfs_last_error gives the message of
+ * the calling thread's last failure), and no C++ type across the boundary.
+ *
+ * Memory: what a function returns through an out-pointer belongs to the caller
+ * and is released with the matching free function (vexfs_free for bytes and
+ * strings). Strings are NUL-terminated UTF-8 (store paths may hold any bytes but
+ * NUL and '/').
+ *
+ * Threads: a store handle may be used from several threads at once; a search
+ * result only from one at a time. Every write is one durable transaction, also
+ * with other processes on the same store.
+ */
+#ifndef VEXFS_VEXFS_H_
+#define VEXFS_VEXFS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error codes: 0 is success, every failure is negative. */
+enum vexfs_error {
+  VEXFS_OK = 0,
+  VEXFS_ERR_NOT_FOUND = -1,         /* a path, snapshot, branch or object does not exist */
+  VEXFS_ERR_CORRUPTION = -2,        /* stored bytes fail their hash or do not decode */
+  VEXFS_ERR_IO = -3,                /* the operating system refused a read, write or sync */
+  VEXFS_ERR_INVALID_ARGUMENT = -4,  /* a malformed name, path or parameter */
+  VEXFS_ERR_ALREADY_EXISTS = -5,
+  VEXFS_ERR_NOT_EMPTY = -6,
+  VEXFS_ERR_NOT_DIRECTORY = -7,
+  VEXFS_ERR_IS_DIRECTORY = -8,
+  VEXFS_ERR_NO_SPACE = -9,
+  VEXFS_ERR_READ_ONLY = -10,
+  VEXFS_ERR_BUSY = -11,
+  VEXFS_ERR_NAME_TOO_LONG = -12,
+  VEXFS_ERR_FILE_TOO_LARGE = -13,
+  VEXFS_ERR_NOT_SUPPORTED = -14,
+  VEXFS_ERR_PERMISSION_DENIED = -15,
+};
+
+/* A short, static description of an error code ("not found"). */
+const char* vexfs_strerror(int code);
+/* The message of the calling thread's last failed call ("" if none): it names
+ * what was wrong. Valid until the thread's next call into this API. */
+const char* vexfs_last_error(void);
+/* Releases bytes or a string this API returned. */
+void vexfs_free(void* p);
+
+/* ---- Stores ---------------------------------------------------------- */
+
+typedef struct vexfs_store vexfs_store;
+
+struct vexfs_store_params {
+  int read_only;        /* open without writing (0: read and write) */
+  uint64_t map_size;    /* most the store may hold, bytes (0: the default, 256 GiB) */
+  const char* branch;   /* the branch file calls work on (NULL: the current one) */
+};
+struct vexfs_store_params vexfs_store_default_params(void);
+
+/* Creates a new store in `path` (a new or empty directory). On failure *out is
+ * set to NULL. */
+int vexfs_store_create(const char* path, const struct vexfs_store_params* params,
+                       vexfs_store** out);
+/* Opens an existing store. */
+int vexfs_store_open(const char* path, const struct vexfs_store_params* params,
+                     vexfs_store** out);
+/* Closes the store (NULL is allowed). */
+void vexfs_store_free(vexfs_store* store);
+
+/* ---- Files ------------------------------------------------------------ */
+
+/* Creates or replaces the file at `path`, creating missing parent directories. */
+int vexfs_write_file(vexfs_store* store, const char* path, const void* data, size_t size);
+/* The whole file at `path`: of the working tree, or of snapshot `at` when it is
+ * not NULL. *data (NUL-terminated, for text; free with vexfs_free) and *size. */
+int vexfs_read_file(vexfs_store* store, const char* path, const char* at, char** data,
+                    size_t* size);
+/* Removes a file, or a directory with everything in it when `recursive`. */
+int vexfs_remove(vexfs_store* store, const char* path, int recursive);
+
+enum vexfs_file_type {
+  VEXFS_TYPE_FILE = 0,
+  VEXFS_TYPE_DIRECTORY = 1,
+  VEXFS_TYPE_SYMLINK = 2,
+  VEXFS_TYPE_OTHER = 3, /* FIFO, socket, device */
+};
+
+struct vexfs_entry {
+  const char* name;
+  int type;       /* enum vexfs_file_type */
+  uint64_t size;  /* bytes */
+  int64_t mtime_ns;
+};
+/* Calls `fn` once per entry of directory `dir` ("" for the root) of the working
+ * tree, or of snapshot `at`, in name order. The entry is valid during the call;
+ * a non-zero return from `fn` stops the listing and is returned. */
+int vexfs_list(vexfs_store* store, const char* dir, const char* at,
+               int (*fn)(void* ctx, const struct vexfs_entry* entry), void* ctx);
+
+/* ---- Search ----------------------------------------------------------- */
+
+enum vexfs_search_mode {
+  VEXFS_SEARCH_DEFAULT = 0, /* the library's default */
+  VEXFS_SEARCH_HYBRID = 1,
+  VEXFS_SEARCH_LEXICAL = 2,
+  VEXFS_SEARCH_DENSE = 3,
+};
+
+struct vexfs_search_params {
+  uint32_t k;         /* hits wanted, 1-10000 (default 10) */
+  int mode;           /* enum vexfs_search_mode */
+  const char* under;  /* only paths at or below this directory (NULL: all) */
+  const char* at;     /* search this snapshot (NULL: the working tree) */
+  int wait;           /* index pending changes first (default 1) */
+};
+struct vexfs_search_params vexfs_search_default_params(void);
+
+typedef struct vexfs_search_result vexfs_search_result;
+
+struct vexfs_hit {
+  const char* path;
+  uint64_t offset;  /* the passage's byte range in the file */
+  uint64_t length;
+  float score;      /* higher is better */
+  const char* snippet;
+};
+
+/* Searches by words and meaning. *out holds the hits, best first. */
+int vexfs_search(vexfs_store* store, const char* query, const struct vexfs_search_params* params,
+                 vexfs_search_result** out);
+size_t vexfs_search_result_count(const vexfs_search_result* result);
+/* Hit `i` (< count); its strings live as long as the result. */
+struct vexfs_hit vexfs_search_result_hit(const vexfs_search_result* result, size_t i);
+void vexfs_search_result_free(vexfs_search_result* result);
+
+/* ---- Versions --------------------------------------------------------- */
+
+/* Snapshots the working tree as `name`; `id_hex` (may be NULL) receives the
+ * commit id as 64 hex digits and a NUL. */
+int vexfs_snapshot_create(vexfs_store* store, const char* name, const char* message,
+                          char id_hex[65]);
+/* Makes the working tree the snapshot's (what was written since is replaced). */
+int vexfs_restore(vexfs_store* store, const char* snapshot);
+
+enum vexfs_change {
+  VEXFS_CHANGE_ADDED = 0,
+  VEXFS_CHANGE_REMOVED = 1,
+  VEXFS_CHANGE_MODIFIED = 2,
+  VEXFS_CHANGE_RENAMED = 3,
+  VEXFS_CHANGE_TYPE_CHANGED = 4,
+};
+/* Calls `fn` once per change from `from` to `to` (snapshot names or ids, or
+ * "WORKING"); `old_path` is NULL except for renames. A non-zero return from
+ * `fn` stops and is returned. */
+int vexfs_diff(vexfs_store* store, const char* from, const char* to,
+               int (*fn)(void* ctx, int change, const char* path, const char* old_path),
+               void* ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VEXFS_VEXFS_H_ */

@@ -1,0 +1,161 @@
+/* A C program using VexFS through its C API only (vexfs/vexfs.h, linked against
+ * libvexfs.so): it writes, reads, lists, searches, snapshots, diffs and restores
+ * a store, checks that bad input comes back as the documented error codes with a
+ * message, and that a read-only store refuses writes. Exits 0 when every check
+ * holds; otherwise prints each failed check. Usage: capi_test SCRATCH_DIR */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vexfs/vexfs.h"
+
+static int failures = 0;
+
+#define CHECK(cond)                                                           \
+  do {                                                                        \
+    if (!(cond)) {                                                            \
+      fprintf(stderr, "%s:%d: check failed: %s (last error: %s)\n", __FILE__, \
+              __LINE__, #cond, vexfs_last_error());                           \
+      ++failures;                                                             \
+    }                                                                         \
+  } while (0)
+
+struct listing {
+  int files;
+  int dirs;
+  int saw_plan;
+};
+
+static int count_entry(void* ctx, const struct vexfs_entry* e) {
+  struct listing* l = ctx;
+  if (e->type == VEXFS_TYPE_DIRECTORY) ++l->dirs;
+  if (e->type == VEXFS_TYPE_FILE) ++l->files;
+  if (strcmp(e->name, "plan.md") == 0 && e->size == 7) l->saw_plan = 1;
+  return 0;
+}
+
+static int stop_at_first(void* ctx, const struct vexfs_entry* e) {
+  (void)e;
+  ++*(int*)ctx;
+  return 42;
+}
+
+struct changes {
+  int added;
+  int modified;
+  int other;
+};
+
+static int count_change(void* ctx, int change, const char* path, const char* old_path) {
+  struct changes* c = ctx;
+  (void)old_path;
+  if (change == VEXFS_CHANGE_ADDED && strcmp(path, "notes/new.md") == 0) ++c->added;
+  else if (change == VEXFS_CHANGE_MODIFIED && strcmp(path, "notes/plan.md") == 0) ++c->modified;
+  else ++c->other;
+  return 0;
+}
+
+static char* read_text(vexfs_store* store, const char* path, const char* at) {
+  char* data = NULL;
+  size_t size = 0;
+  if (vexfs_read_file(store, path, at, &data, &size) != VEXFS_OK) return NULL;
+  return data;
+}
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: capi_test SCRATCH_DIR\n");
+    return 2;
+  }
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/store", argv[1]);
+
+  vexfs_store* store = NULL;
+  struct vexfs_store_params params = vexfs_store_default_params();
+  CHECK(vexfs_store_create(path, &params, &store) == VEXFS_OK);
+  if (store == NULL) return 1;
+  vexfs_store* again = (vexfs_store*)1;
+  CHECK(vexfs_store_create(path, &params, &again) == VEXFS_ERR_ALREADY_EXISTS && again == NULL);
+
+  const char* plan = "plan A\n";
+  CHECK(vexfs_write_file(store, "notes/plan.md", plan, strlen(plan)) == VEXFS_OK);
+  const char* keeper = "The lighthouse keeper trims the wick at dusk.\n";
+  CHECK(vexfs_write_file(store, "notes/keeper.md", keeper, strlen(keeper)) == VEXFS_OK);
+  char* text = read_text(store, "notes/plan.md", NULL);
+  CHECK(text != NULL && strcmp(text, plan) == 0);
+  vexfs_free(text);
+
+  struct listing l = {0, 0, 0};
+  CHECK(vexfs_list(store, "notes", NULL, count_entry, &l) == VEXFS_OK);
+  CHECK(l.files == 2 && l.dirs == 0 && l.saw_plan);
+  int calls = 0;
+  CHECK(vexfs_list(store, "", NULL, stop_at_first, &calls) == 42 && calls == 1);
+
+  vexfs_search_result* found = NULL;
+  struct vexfs_search_params sp = vexfs_search_default_params();
+  sp.k = 3;
+  CHECK(vexfs_search(store, "lighthouse wick", &sp, &found) == VEXFS_OK);
+  CHECK(vexfs_search_result_count(found) >= 1);
+  if (vexfs_search_result_count(found) >= 1) {
+    struct vexfs_hit hit = vexfs_search_result_hit(found, 0);
+    CHECK(strcmp(hit.path, "notes/keeper.md") == 0);
+    CHECK(strstr(hit.snippet, "wick") != NULL);
+    CHECK(hit.length > 0);
+  }
+  vexfs_search_result_free(found);
+
+  char id[65] = {0};
+  CHECK(vexfs_snapshot_create(store, "s1", "plan A", id) == VEXFS_OK);
+  CHECK(strlen(id) == 64);
+  const char* plan_b = "plan B\n";
+  CHECK(vexfs_write_file(store, "notes/plan.md", plan_b, strlen(plan_b)) == VEXFS_OK);
+  CHECK(vexfs_write_file(store, "notes/new.md", "x", 1) == VEXFS_OK);
+  struct changes c = {0, 0, 0};
+  CHECK(vexfs_diff(store, "s1", "WORKING", count_change, &c) == VEXFS_OK);
+  CHECK(c.added == 1 && c.modified == 1 && c.other == 0);
+  text = read_text(store, "notes/plan.md", "s1");
+  CHECK(text != NULL && strcmp(text, plan) == 0);
+  vexfs_free(text);
+
+  CHECK(vexfs_restore(store, "s1") == VEXFS_OK);
+  text = read_text(store, "notes/plan.md", NULL);
+  CHECK(text != NULL && strcmp(text, plan) == 0);
+  vexfs_free(text);
+  CHECK(read_text(store, "notes/new.md", NULL) == NULL);
+  CHECK(vexfs_remove(store, "notes", 0) == VEXFS_ERR_IS_DIRECTORY);
+  CHECK(vexfs_remove(store, "notes/keeper.md", 0) == VEXFS_OK);
+
+  /* Bad input: error codes, a message naming the problem, nothing changed. */
+  CHECK(vexfs_write_file(store, "../escape", "x", 1) == VEXFS_ERR_INVALID_ARGUMENT);
+  CHECK(strlen(vexfs_last_error()) > 0);
+  CHECK(vexfs_restore(store, "no-such-snapshot") == VEXFS_ERR_NOT_FOUND);
+  CHECK(strstr(vexfs_last_error(), "no-such-snapshot") != NULL);
+  CHECK(vexfs_write_file(store, NULL, "x", 1) == VEXFS_ERR_INVALID_ARGUMENT);
+  sp.k = 0;
+  CHECK(vexfs_search(store, "x", &sp, &found) == VEXFS_ERR_INVALID_ARGUMENT && found == NULL);
+  sp = vexfs_search_default_params();
+  sp.mode = 99;
+  CHECK(vexfs_search(store, "x", &sp, &found) == VEXFS_ERR_INVALID_ARGUMENT);
+  CHECK(strcmp(vexfs_strerror(VEXFS_ERR_NOT_FOUND), "not found") == 0);
+  CHECK(strcmp(vexfs_strerror(-999), "unknown error code") == 0);
+  char* none = NULL;
+  size_t none_size = 0;
+  CHECK(vexfs_read_file(store, "missing.md", NULL, &none, &none_size) == VEXFS_ERR_NOT_FOUND &&
+        none == NULL);
+  vexfs_store_free(store);
+
+  /* A read-only store reads and searches, and refuses writes. */
+  params.read_only = 1;
+  CHECK(vexfs_store_open(path, &params, &store) == VEXFS_OK);
+  text = read_text(store, "notes/plan.md", NULL);
+  CHECK(text != NULL && strcmp(text, plan) == 0);
+  vexfs_free(text);
+  CHECK(vexfs_write_file(store, "x.md", "x", 1) == VEXFS_ERR_READ_ONLY);
+  CHECK(vexfs_search(store, "plan", NULL, &found) == VEXFS_OK);
+  vexfs_search_result_free(found);
+  vexfs_store_free(store);
+  CHECK(vexfs_store_open("/nonexistent/store", NULL, &store) == VEXFS_ERR_NOT_FOUND && store == NULL);
+
+  if (failures == 0) printf("capi_test: every check holds\n");
+  return failures == 0 ? 0 : 1;
+}
