@@ -1,6 +1,8 @@
 // ParseQueryName: see query_name.h for the grammar.
 #include "fuse/query_name.h"
 
+#include "common/percent_encoding.h"
+
 #include <charconv>
 #include <optional>
 
@@ -8,13 +10,6 @@ namespace vexfs::fuse {
 namespace {
 
 constexpr size_t kMaxK = 1000;  // a directory of more links than this helps nobody
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 // Applies one "key=value" (or "passages") to `request`.
 Status ApplyOption(std::string_view option, SearchRequest* request) {
@@ -74,25 +69,6 @@ std::optional<SearchRequest> ParseOptions(std::string_view options, SearchReques
 }
 
 }  // namespace
-
-Result<std::string> PercentDecode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '%') {
-      out.push_back(text[i]);
-      continue;
-    }
-    int hi = i + 1 < text.size() ? HexValue(text[i + 1]) : -1;
-    int lo = i + 2 < text.size() ? HexValue(text[i + 2]) : -1;
-    if (hi < 0 || lo < 0) {
-      return Status::InvalidArgument("'" + std::string(text) + "' has a bad %XX escape");
-    }
-    out.push_back(static_cast<char>(hi * 16 + lo));
-    i += 2;
-  }
-  return out;
-}
 
 Result<SearchRequest> ParseQueryName(std::string_view name) {
   std::string_view text = name;

@@ -22,9 +22,6 @@ namespace vexfs::fuse {
 // (a bad k, an empty query, a malformed escape).
 Result<SearchRequest> ParseQueryName(std::string_view name);
 
-// "%XX" escapes decoded; kInvalidArgument on a truncated or non-hex escape.
-Result<std::string> PercentDecode(std::string_view text);
-
 }  // namespace vexfs::fuse
 
 #endif  // VEXFS_FUSE_QUERY_NAME_H_

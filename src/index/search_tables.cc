@@ -131,14 +131,14 @@ Result<FeedSubscription> SubscribeToChanges(Store* store, const IndexTables& ix)
 }
 
 Result<IndexTables> RegisterSearchTables(Store* store) {
-  VEXFS_ASSIGN_OR_RETURN(std::vector<Table> dbis, RegisterTables(store, TableSpecs()));
+  VEXFS_ASSIGN_OR_RETURN(std::vector<Table> tables, RegisterTables(store, TableSpecs()));
   IndexTables ix;
-  ix.files = dbis[0];
-  ix.models = dbis[1];
-  ix.passages = dbis[2];
-  ix.vectors = dbis[3];
-  ix.vector_keys = dbis[4];
-  ix.legacy_queue = dbis[5];
+  ix.files = tables[0];
+  ix.models = tables[1];
+  ix.passages = tables[2];
+  ix.vectors = tables[3];
+  ix.vector_keys = tables[4];
+  ix.legacy_queue = tables[5];
   VEXFS_ASSIGN_OR_RETURN(ix.work, SubscribeToChanges(store, ix));
   return ix;
 }

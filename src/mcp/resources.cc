@@ -1,10 +1,10 @@
 // Listing and reading vexfs:// resources.
 #include "mcp/resources.h"
 
-#include <cctype>
 #include <deque>
 
 #include "common/base64.h"
+#include "common/percent_encoding.h"
 #include "common/utf8.h"
 #include "vexfs/json.h"
 #include "vexfs/paths.h"
@@ -17,17 +17,6 @@ using nlohmann::json;
 constexpr std::string_view kFilesPrefix = "vexfs://files/";
 constexpr std::string_view kSnapshotsPrefix = "vexfs://snapshots/";
 constexpr size_t kResourcesPerPage = 500;
-
-bool IsUnreserved(unsigned char c) {
-  return std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/';
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 // Every regular file of the working tree, in walk order, up to `limit` after
 // skipping `skip`. Sets *more when files remain.
@@ -100,36 +89,9 @@ Result<json> ReadSnapshotResource(ServedStore& served, const std::string& uri,
 
 }  // namespace
 
-std::string EncodeUriPath(std::string_view path) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : path) {
-    if (IsUnreserved(c)) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
+std::string EncodeUriPath(std::string_view path) { return PercentEncode(path, "/"); }
 
-Result<std::string> DecodeUriPath(std::string_view text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '%') {
-      out.push_back(text[i]);
-      continue;
-    }
-    int hi = i + 2 < text.size() ? HexValue(text[i + 1]) : -1;
-    int lo = i + 2 < text.size() ? HexValue(text[i + 2]) : -1;
-    if (hi < 0 || lo < 0) return Status::InvalidArgument("the URI has a malformed %-escape");
-    out.push_back(static_cast<char>(hi * 16 + lo));
-    i += 2;
-  }
-  return out;
-}
+Result<std::string> DecodeUriPath(std::string_view text) { return PercentDecode(text); }
 
 Result<json> ListResources(ServedStore& served, const std::string& cursor) {
   size_t skip = 0;
