@@ -8,10 +8,11 @@
 # store_regressions/, kv_state_regressions/, kv_transport_regressions/ and
 # mcp_regressions/, replayed by glove_fuzz_regression_test,
 # store_records_fuzz_regression_test, kv_state_fuzz_regression_test,
-# kv_transport_fuzz_regression_test and mcp_message_fuzz_regression_test. Exits non-zero on any crash, leak,
-# out-of-memory, timeout or reader disagreement; a USXF input is saved as
-# tests/fuzz/regressions/crash-<sha1> (or leak-, oom-, timeout-), and
-# usxf_fuzz_regression_test replays it in every normal test run from then on.
+# kv_transport_fuzz_regression_test and mcp_message_fuzz_regression_test.
+# Exits non-zero on any crash, leak, out-of-memory, timeout or reader
+# disagreement; a USXF input is saved as tests/fuzz/regressions/crash-<sha1> (or
+# leak-, oom-, timeout-), and usxf_fuzz_regression_test replays it in every
+# normal test run from then on.
 # New coverage accumulates in build-fuzz/corpus/ (and *-corpus/) between runs.
 # Usage: scripts/fuzz.sh [SECONDS] [libFuzzer flags...]
 #   VEXFS_BUILD_JOBS  parallel build jobs (default: nproc)
