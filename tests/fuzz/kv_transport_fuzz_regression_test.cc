@@ -4,12 +4,10 @@
 // tests/fuzz/kv_transport_regressions/.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 #include "fuzz/kv_transport_fuzz_body.h"
+#include "fuzz/saved_inputs.h"
 
 namespace vexfs::kv::fuzz {
 namespace {
@@ -35,18 +33,8 @@ TEST(KvTransportFuzzTest, SeedsDecodeAndTheirDamageIsRefusedOrConsistent) {
 }
 
 TEST(KvTransportFuzzTest, SavedInputsKeepEveryPromise) {
-  int replayed = 0;
-  std::error_code ec;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(VEXFS_KV_TRANSPORT_REGRESSIONS_DIR, ec)) {
-    if (entry.path().filename() == "README.md") continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
-    EXPECT_EQ(CheckTransportInput(bytes), "") << entry.path();
-    ++replayed;
-  }
-  EXPECT_FALSE(ec) << ec.message();
-  RecordProperty("replayed", replayed);
+  vexfs::fuzz::ReplaySavedInputs(VEXFS_KV_TRANSPORT_REGRESSIONS_DIR,
+                                 [](const std::string& bytes) { return CheckTransportInput(bytes); });
 }
 
 }  // namespace

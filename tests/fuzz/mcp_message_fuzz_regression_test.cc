@@ -4,12 +4,10 @@
 // tests/fuzz/mcp_regressions/.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 #include "fuzz/mcp_message_fuzz_body.h"
+#include "fuzz/saved_inputs.h"
 
 namespace vexfs::mcp::fuzz {
 namespace {
@@ -37,17 +35,8 @@ TEST(McpMessageFuzzTest, SeedsParseAndTheirDamageIsAnsweredCleanly) {
 }
 
 TEST(McpMessageFuzzTest, SavedInputsKeepEveryPromise) {
-  int replayed = 0;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(VEXFS_MCP_REGRESSIONS_DIR, ec)) {
-    if (entry.path().filename() == "README.md") continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
-    EXPECT_EQ(CheckMcpLine(bytes), "") << entry.path();
-    ++replayed;
-  }
-  EXPECT_FALSE(ec) << ec.message();
-  RecordProperty("replayed", replayed);
+  vexfs::fuzz::ReplaySavedInputs(VEXFS_MCP_REGRESSIONS_DIR,
+                                 [](const std::string& bytes) { return CheckMcpLine(bytes); });
 }
 
 }  // namespace

@@ -4,12 +4,10 @@
 // tests/fuzz/store_regressions/.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 #include "fuzz/store_records_fuzz_body.h"
+#include "fuzz/saved_inputs.h"
 
 namespace vexfs::internal::fuzz {
 namespace {
@@ -36,15 +34,8 @@ TEST(StoreRecordsFuzzTest, SeedsDecodeAndTheirDamageIsRefusedOrConsistent) {
 }
 
 TEST(StoreRecordsFuzzTest, SavedInputsKeepEveryPromise) {
-  int replayed = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(VEXFS_STORE_REGRESSIONS_DIR)) {
-    if (entry.path().filename() == "README.md") continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), {});
-    EXPECT_EQ(CheckStoreRecord(bytes), "") << entry.path();
-    ++replayed;
-  }
-  RecordProperty("replayed", replayed);
+  vexfs::fuzz::ReplaySavedInputs(VEXFS_STORE_REGRESSIONS_DIR,
+                                 [](const std::string& bytes) { return CheckStoreRecord(bytes); });
 }
 
 }  // namespace

@@ -197,5 +197,12 @@ TEST_F(McpSessionTest, AMissingStoreOrBranchIsAnErrorBeforeAnySession) {
   EXPECT_EQ(out.str(), "");
 }
 
+TEST_F(McpSessionTest, AClientThatIsGoneEndsTheSessionWithAnError) {
+  std::istringstream in(Init() + "\n" + Init() + "\n");
+  std::ostringstream out, log;
+  out.setstate(std::ios::badbit);  // as a closed pipe leaves the stream
+  EXPECT_CODE(ServeMcp({path(), "", false}, in, out, log), StatusCode::kIOError);
+}
+
 }  // namespace
 }  // namespace vexfs::mcp

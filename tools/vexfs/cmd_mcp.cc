@@ -1,5 +1,6 @@
 // `vexfs mcp`: serves the store to AI agents over the Model Context Protocol on
 // stdin and stdout (docs/agents.md).
+#include <csignal>
 #include <iostream>
 
 #include "cli.h"
@@ -16,7 +17,10 @@ void AddMcpCommands(CLI::App& app, Context& ctx) {
                 "Open the store read-only and offer only the tools that read");
   cmd->callback([&ctx, options] {
     options->store = ctx.StorePath();
-    // stdout carries the protocol only; diagnostics go to stderr.
+    // stdout carries the protocol only; diagnostics go to stderr. A client that
+    // goes away makes the next reply fail with EPIPE, which ends the session
+    // with an error, instead of SIGPIPE killing the process mid-transaction.
+    std::signal(SIGPIPE, SIG_IGN);
     std::ios::sync_with_stdio(false);
     Status st = ServeMcp(*options, std::cin, std::cout, std::cerr);
     if (!st.ok()) ctx.Fail(st);
