@@ -122,8 +122,13 @@ struct EditPlan {
   bool dry_run = false;
 };
 
+struct PlannedEdit {
+  uint64_t ino = 0;
+  std::string before, after;
+};
+
 // Reads the file in `ed`, checks the replacement and returns the new content.
-Result<std::pair<std::string, std::string>> PlanEdit(TreeEditor& ed, const EditPlan& plan) {
+Result<PlannedEdit> PlanEdit(TreeEditor& ed, const EditPlan& plan) {
   VEXFS_ASSIGN_OR_RETURN(uint64_t ino, ed.ResolvePath(plan.path));
   VEXFS_ASSIGN_OR_RETURN(Attributes attr, ed.GetAttr(ino));
   if (attr.type != FileType::kRegular) {
@@ -145,7 +150,7 @@ Result<std::pair<std::string, std::string>> PlanEdit(TreeEditor& ed, const EditP
                       "; give more context to make it unique, or set expected_replacements"));
   }
   std::string after = ReplaceAll(before, plan.old_text, plan.new_text);
-  return std::make_pair(std::move(before), std::move(after));
+  return PlannedEdit{ino, std::move(before), std::move(after)};
 }
 
 Result<json> EditFile(ServedStore& served, ToolArgs& args) {
@@ -161,11 +166,10 @@ Result<json> EditFile(ServedStore& served, ToolArgs& args) {
   std::string before, after;
   // Read, check and write in one transaction: no other writer can slip between.
   auto apply = [&](TreeEditor& ed) -> Status {
-    VEXFS_ASSIGN_OR_RETURN(auto planned, PlanEdit(ed, plan));
-    std::tie(before, after) = std::move(planned);
-    if (plan.dry_run) return Status::Ok();
-    VEXFS_ASSIGN_OR_RETURN(uint64_t ino, ed.ResolvePath(plan.path));
-    return ed.ReplaceContent(ino, after);
+    VEXFS_ASSIGN_OR_RETURN(PlannedEdit planned, PlanEdit(ed, plan));
+    before = std::move(planned.before);
+    after = std::move(planned.after);
+    return plan.dry_run ? Status::Ok() : ed.ReplaceContent(planned.ino, after);
   };
   VEXFS_RETURN_IF_ERROR(plan.dry_run ? tree->View(apply) : tree->Edit(apply));
   if (!plan.dry_run) served.NotifyWrite();

@@ -36,7 +36,6 @@ Result<std::string> ServedBranch(Store& store, const std::string& asked) {
   if (branch.empty()) {
     VEXFS_ASSIGN_OR_RETURN(branch, store.CurrentBranch());
   }
-  VEXFS_RETURN_IF_ERROR(store.Tree(branch).status().WithContext("branch '" + branch + "'"));
   auto branches = store.ListBranches();
   VEXFS_RETURN_IF_ERROR(branches.status());
   for (const BranchInfo& b : *branches) {

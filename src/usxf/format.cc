@@ -20,37 +20,6 @@ constexpr uint32_t kMaxGroupSize = 1u << 20;
 
 }  // namespace
 
-bool IsValidUtf8(std::string_view s) {
-  static constexpr uint32_t kMinOfLength[] = {0, 0x80, 0x800, 0x10000};
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<uint8_t>(s[i]);
-    size_t extra;
-    if (c < 0x80) {
-      extra = 0;
-    } else if ((c >> 5) == 0x6) {
-      extra = 1;
-    } else if ((c >> 4) == 0xe) {
-      extra = 2;
-    } else if ((c >> 3) == 0x1e) {
-      extra = 3;
-    } else {
-      return false;
-    }
-    if (s.size() - i <= extra) return false;
-    uint32_t cp = c & (0x7f >> extra);
-    for (size_t k = 1; k <= extra; ++k) {
-      const auto cc = static_cast<uint8_t>(s[i + k]);
-      if ((cc & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
-    if (cp < kMinOfLength[extra] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    i += extra + 1;
-  }
-  return true;
-}
-
 namespace {
 
 bool IsPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/utf8.h"  // IsValidUtf8, for names and string fields
 #include "vexfs/usxf.h"
 
 namespace vexfs::usxf {
@@ -70,8 +71,6 @@ std::string EncodeFooter(const Footer& f);
 Result<Footer> DecodeFooter(std::string_view bytes, size_t section_count);
 // From the last 24 bytes of a file: the footer length claimed there.
 Result<uint64_t> FooterLengthFromTail(std::string_view tail);
-
-bool IsValidUtf8(std::string_view s);
 
 std::string DescribeSection(const SectionInfo& s, size_t index);  // "section 2 'kv'"
 
