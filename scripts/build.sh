@@ -30,4 +30,7 @@ generator=()
 if [ ! -f "$dir/CMakeCache.txt" ] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
 cmake -S . -B "$dir" "${generator[@]}" "${args[@]}"
 cmake --build "$dir" -j "$(nproc)" "${target[@]}"
+# The Python package goes into .deps/python from the default build (the one the
+# README's commands make), so `import vexfs` works there without building twice.
+if [ "$dir" = build ] && [ ${#target[@]} -eq 0 ]; then scripts/install_python.sh "$dir"; fi
 echo "build: $dir ready"

@@ -27,6 +27,8 @@ LAYERS = {
     "src/mcp": {"vexfs", "common", "mcp"},
     # The C API: the public headers only.
     "src/capi": {"vexfs"},
+    # The Python bindings: the public headers and their own directory.
+    "src/python": {"vexfs", "python"},
     "src/fuse": {"vexfs", "common", "fuse"},
     "tools/vexfs": {"vexfs", ""},
     "bench": {"vexfs", ""},
@@ -42,10 +44,11 @@ WRAPPED = [
     (re.compile(r"^(llama|ggml|gguf)"), {"src/kv", "src/index"}),
     (re.compile(r"^CLI/"), {"tools/vexfs", "bench"}),
     (re.compile(r"^dtl/"), {"src/mcp"}),
+    (re.compile(r"^pybind11/"), {"src/python"}),
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
-PROJECT_PREFIXES = {"vexfs", "common", "store", "usxf", "kv", "index", "api", "fuse", "mcp", "capi"}
+PROJECT_PREFIXES = {"vexfs", "common", "store", "usxf", "kv", "index", "api", "fuse", "mcp", "capi", "python"}
 
 
 def layer_of(path: pathlib.Path, root: pathlib.Path) -> str:

@@ -15,6 +15,8 @@ PACKAGES=(
   python3 xxhash zstd openssl
   clang-14 libclang-rt-14-dev
   iproute2
+  python3-dev python3-venv python3-pip python3-setuptools python3-wheel pybind11-dev
+  python3-pytest python3-mypy
 )
 # llama.cpp comes from the npm registry (scripts/fetch_llama.sh); Debian's nodejs
 # and npm are installed only where no npm is on the machine already.

@@ -22,8 +22,11 @@
 //
 // Thread-safety: a Store and the WorkingTree/SnapshotView objects it hands out may be
 // used from many threads at once. Many processes may open one store; writers are
-// serialised by LMDB, readers never block. Do not use a Store across fork(): open it
-// in the process that uses it.
+// serialised by LMDB, readers never block. A process opens a store once: while it
+// is open, another Open of the same directory in that process returns kBusy (a
+// second LMDB environment on it would reset the lock table under the first), so
+// share the Store. Do not use a Store across fork(): open it in the process that
+// uses it.
 #ifndef VEXFS_STORE_H_
 #define VEXFS_STORE_H_
 
@@ -315,7 +318,8 @@ class Store {
   // absent). kAlreadyExists if a store is already there.
   static Result<std::unique_ptr<Store>> Create(const std::string& path,
                                                const StoreOptions& options = {});
-  // Opens an existing store. kNotFound if `path` holds no store.
+  // Opens an existing store. kNotFound if `path` holds no store; kBusy if this
+  // process has it open already.
   static Result<std::unique_ptr<Store>> Open(const std::string& path,
                                              const StoreOptions& options = {});
   ~Store();

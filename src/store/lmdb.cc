@@ -2,6 +2,7 @@
 #include "store/lmdb.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -9,6 +10,8 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "common/file_util.h"
 
@@ -35,6 +38,41 @@ int ReserveLockFile(const std::string& dir) {
   if (err != ENOSPC && err != EDQUOT) return 0;  // e.g. unsupported: as before
   ::unlink(path.c_str());  // leave the directory as it was
   return err;
+}
+
+// LMDB allows an environment to be open only once per process (mdb_env_open's
+// caveats). A second open takes the process's own fcntl lock on lock.mdb for an
+// exclusive one, so it re-initialises the lock table under the first (whose
+// readers then protect nothing), and closing either drops the locks the other
+// relies on. The directories open in this process are therefore kept here, and
+// a second open of one is refused rather than allowed to corrupt the store.
+// fcntl locks are not inherited, so a forked child starts with an empty set.
+std::mutex open_dirs_mu;
+std::set<std::pair<dev_t, ino_t>> open_dirs;  // guarded by open_dirs_mu
+pid_t open_dirs_pid = 0;                      // the process the set is of; guarded too
+
+// Claims `dir` for this environment; kBusy when it is open already. A directory
+// that cannot be examined is left to LMDB to report.
+Result<std::optional<std::pair<dev_t, ino_t>>> ClaimDir(const std::string& dir) {
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0) return std::optional<std::pair<dev_t, ino_t>>();
+  std::pair<dev_t, ino_t> id{st.st_dev, st.st_ino};
+  std::lock_guard<std::mutex> lock(open_dirs_mu);
+  if (open_dirs_pid != ::getpid()) {
+    open_dirs.clear();
+    open_dirs_pid = ::getpid();
+  }
+  if (!open_dirs.insert(id).second) {
+    return Status::Busy("the store in '" + dir +
+                        "' is open in this process already: LMDB allows one open per "
+                        "process, so share that store (it is thread-safe) or close it first");
+  }
+  return std::optional<std::pair<dev_t, ino_t>>(id);
+}
+
+void ReleaseDir(const std::pair<dev_t, ino_t>& id) {
+  std::lock_guard<std::mutex> lock(open_dirs_mu);
+  if (open_dirs_pid == ::getpid()) open_dirs.erase(id);
 }
 
 // LMDB reports a write that came up short, which is how a file system that
@@ -108,12 +146,15 @@ LmdbEnv::~LmdbEnv() { Close(); }
 void LmdbEnv::Close() {
   if (env_ != nullptr) mdb_env_close(env_);
   env_ = nullptr;
+  if (claimed_dir_) ReleaseDir(*claimed_dir_);
+  claimed_dir_.reset();
 }
 
 Status LmdbEnv::Open(const std::string& dir, uint64_t map_size, bool sync, bool read_only,
                      bool no_lock) {
   Close();
   read_only_ = read_only;
+  VEXFS_ASSIGN_OR_RETURN(claimed_dir_, ClaimDir(dir));
   VEXFS_RETURN_IF_ERROR(LmdbStatus(mdb_env_create(&env_), "create LMDB environment"));
   VEXFS_RETURN_IF_ERROR(LmdbStatus(mdb_env_set_maxdbs(env_, 32), "set LMDB max dbs"));
   VEXFS_RETURN_IF_ERROR(LmdbStatus(mdb_env_set_maxreaders(env_, 1024), "set LMDB readers"));

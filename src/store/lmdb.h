@@ -5,10 +5,12 @@
 #define VEXFS_STORE_LMDB_H_
 
 #include <lmdb.h>
+#include <sys/types.h>
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "vexfs/status.h"
 
@@ -51,6 +53,8 @@ class LmdbEnv {
 
   // Opens (creating the files if needed) the environment in `dir`. `no_lock` is
   // for stores on read-only media, where LMDB cannot write its lock file.
+  // kBusy when this process has `dir` open already (LMDB allows one open per
+  // process; see lmdb.cc).
   Status Open(const std::string& dir, uint64_t map_size, bool sync, bool read_only,
               bool no_lock = false);
   void Close();
@@ -64,6 +68,8 @@ class LmdbEnv {
   MDB_env* env_ = nullptr;
   Databases dbs_;
   bool read_only_ = false;
+  // The directory this environment holds open in the process-wide set.
+  std::optional<std::pair<dev_t, ino_t>> claimed_dir_;
 };
 
 class Cursor;

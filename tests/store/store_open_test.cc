@@ -2,6 +2,8 @@
 // across reopen, read-only mode) and for a full store: kNoSpace with a clear
 // message, and a store that still opens intact afterwards.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <map>
@@ -41,6 +43,37 @@ TEST(StoreOpenTest, CreateOverExistingStoreIsAlreadyExists) {
   EXPECT_CODE(again, StatusCode::kAlreadyExists);
   // The existing store was not disturbed.
   EXPECT_OK(Store::Open(path, test::FastOptions()));
+}
+
+// LMDB allows one open of an environment per process: a second one would reset
+// the lock table under the first. It is refused, naming the store, and the first
+// open goes on working; once closed, the store opens again. A forked child is
+// another process and may open it.
+TEST(StoreOpenTest, ASecondOpenInOneProcessIsBusyUntilTheFirstCloses) {
+  TempDir dir;
+  std::string path = dir.Sub("store");
+  auto first = test::CreateStoreOrDie(path);
+  auto second = Store::Open(path, test::FastOptions());
+  ASSERT_CODE(second, StatusCode::kBusy);
+  EXPECT_NE(second.status().message().find(path), std::string::npos) << second.status().ToString();
+  StoreOptions read_only = test::FastOptions();
+  read_only.read_only = true;
+  EXPECT_CODE(Store::Open(path, read_only), StatusCode::kBusy);
+  auto tree = first->Tree();
+  ASSERT_OK(tree.status());
+  ASSERT_OK(test::PutFile(tree->get(), "still.txt", "works"));
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) ::_exit(Store::Open(path, test::FastOptions()).ok() ? 0 : 1);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  first.reset();
+  auto again = Store::Open(path, test::FastOptions());
+  ASSERT_OK(again.status());
+  auto reopened = (*again)->Tree();
+  ASSERT_OK(reopened.status());
+  EXPECT_EQ(*(*reopened)->ReadAll("still.txt"), "works");
 }
 
 TEST(StoreOpenTest, CreateInNonEmptyDirectoryIsRefused) {

@@ -1,0 +1,67 @@
+"""Builds vexfs._vexfs, the compiled half of the Python package, with this
+project's CMake (pyproject.toml holds the package's metadata).
+
+By default the whole library is configured and built in Release under the
+build directory setuptools chooses, for the interpreter running pip: that is
+what `pip install --no-build-isolation .` does on a fresh checkout, offline.
+With VEXFS_BUILD_DIR naming a configured CMake build of this checkout (the
+README's setup passes build/), only the module target is brought up to date
+there and taken, so nothing is compiled twice.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = Path(__file__).resolve().parent
+
+
+class CMakeExtension(Extension):
+    def __init__(self, name: str) -> None:
+        super().__init__(name, sources=[])
+
+
+class CMakeBuild(build_ext):
+    def build_extension(self, ext: Extension) -> None:
+        build_dir = os.environ.get("VEXFS_BUILD_DIR")
+        if build_dir:
+            build_dir = str(Path(build_dir).resolve())
+        else:
+            build_dir = str(Path(self.build_temp).resolve() / "cmake")
+            self.configure(build_dir)
+        self.run_command_line(["cmake", "--build", build_dir, "--target", "_vexfs"])
+        built = Path(build_dir) / "python" / "vexfs" / ("_vexfs" + sysconfig.get_config_var("EXT_SUFFIX"))
+        if not built.exists():
+            raise RuntimeError(
+                f"vexfs: {built} was not built: is {build_dir} configured for this Python "
+                f"({sys.executable})? Configure it with -DVEXFS_PYTHON={sys.executable}"
+            )
+        target = Path(self.get_ext_fullpath(ext.name))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(built, target)
+        os.chmod(target, 0o755)
+        # The installed module needs no debugging symbols (a RelWithDebInfo build
+        # carries tens of MiB of them).
+        if shutil.which("strip"):
+            self.run_command_line(["strip", "--strip-debug", str(target)])
+
+    def configure(self, build_dir: str) -> None:
+        generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+        self.run_command_line(
+            ["cmake", "-S", str(ROOT), "-B", build_dir, *generator,
+             "-DCMAKE_BUILD_TYPE=Release", "-DVEXFS_SANITIZE=OFF", "-DVEXFS_BUILD_TESTS=OFF",
+             "-DVEXFS_BUILD_BENCH=OFF", "-DVEXFS_BUILD_PYTHON=ON", f"-DVEXFS_PYTHON={sys.executable}"]
+        )
+
+    @staticmethod
+    def run_command_line(argv: list) -> None:
+        print("vexfs:", " ".join(argv), flush=True)
+        subprocess.run(argv, check=True)
+
+
+setup(ext_modules=[CMakeExtension("vexfs._vexfs")], cmdclass={"build_ext": CMakeBuild})

@@ -1,0 +1,162 @@
+// OpenStore: the calls behind vexfs.Store, each one transaction of the library.
+#include "python/open_store.h"
+
+#include <unistd.h>
+
+#include "vexfs/tree_ops.h"
+
+namespace vexfs::python {
+namespace {
+
+TreeEditor::NewNode NodeOfCaller(uint32_t mode) {
+  TreeEditor::NewNode node;
+  node.mode = mode;
+  node.uid = ::geteuid();
+  node.gid = ::getegid();
+  return node;
+}
+
+constexpr std::string_view kMetaPrefix = "user.vexfs.meta.";
+
+}  // namespace
+
+Result<std::shared_ptr<OpenStore>> OpenStore::Open(const std::string& path,
+                                                   const OpenOptions& options) {
+  StoreOptions store_options;
+  store_options.read_only = options.read_only;
+  store_options.sync_on_commit = options.sync;
+  store_options.map_size = options.map_size;
+  auto store = options.create ? Store::Create(path, store_options)
+                              : Store::Open(path, store_options);
+  if (!store.ok()) return store.status();
+  if (options.create) {
+    // As `vexfs init`: every write is queued for search from the first one on.
+    VEXFS_RETURN_IF_ERROR(Index::Enable(store->get()));
+  }
+  auto core = std::make_shared<StoreCore>(std::move(*store));
+  OpenStore main(std::move(core), "", options.read_only);
+  return main.OnBranch(options.branch);
+}
+
+StoreCore::~StoreCore() {
+  std::lock_guard<std::mutex> lock(index_mu_);
+  if (index_) index_->StopBackground();
+}
+
+Result<Index*> StoreCore::index() {
+  std::lock_guard<std::mutex> lock(index_mu_);
+  if (!index_) {
+    VEXFS_ASSIGN_OR_RETURN(index_, Index::Open(store_.get()));
+  }
+  return index_.get();
+}
+
+Result<std::shared_ptr<OpenStore>> OpenStore::OnBranch(const std::string& branch) const {
+  if (!branch.empty()) {
+    // An unknown branch is named now, not at the first call that uses it.
+    VEXFS_RETURN_IF_ERROR(core_->store().Tree(branch).status());
+  }
+  return std::make_shared<OpenStore>(core_, branch, read_only_);
+}
+
+Result<std::unique_ptr<TreeView>> OpenStore::View(const std::string& at) {
+  return store().OpenView(at, branch_);
+}
+
+Status OpenStore::Write(const std::string& path, const std::string& data,
+                        const std::map<std::string, std::string>& meta) {
+  VEXFS_ASSIGN_OR_RETURN(auto tree, store().Tree(branch_));
+  return tree->Edit([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(Attributes attr, ed.PutFile(path, data, NodeOfCaller(0644)));
+    for (const auto& [key, value] : meta) {
+      if (key.empty()) return Status::InvalidArgument("a metadata key must not be empty");
+      VEXFS_RETURN_IF_ERROR(ed.SetXattr(attr.ino, MetaXattrName(key), value));
+    }
+    return Status::Ok();
+  });
+}
+
+Result<std::string> OpenStore::Read(const std::string& path, uint64_t offset,
+                                    std::optional<uint64_t> length, const std::string& at) {
+  VEXFS_ASSIGN_OR_RETURN(auto view, View(at));
+  if (!length) return view->Read(path, offset, kMaxFileSize);
+  return view->Read(path, offset, *length);
+}
+
+Result<std::vector<DirEntry>> OpenStore::List(const std::string& path, const std::string& at) {
+  VEXFS_ASSIGN_OR_RETURN(auto view, View(at));
+  return view->List(path);
+}
+
+Result<Attributes> OpenStore::Stat(const std::string& path, const std::string& at) {
+  VEXFS_ASSIGN_OR_RETURN(auto view, View(at));
+  return view->Stat(path);
+}
+
+Result<bool> OpenStore::Exists(const std::string& path, const std::string& at) {
+  VEXFS_ASSIGN_OR_RETURN(auto view, View(at));
+  auto stat = view->Stat(path);
+  if (stat.ok()) return true;
+  if (stat.status().IsNotFound()) return false;
+  return stat.status();
+}
+
+Result<std::map<std::string, std::string>> OpenStore::Meta(const std::string& path,
+                                                           const std::string& at) {
+  VEXFS_ASSIGN_OR_RETURN(auto view, View(at));
+  VEXFS_ASSIGN_OR_RETURN(XattrMap xattrs, view->Xattrs(path));
+  std::map<std::string, std::string> meta;
+  for (const auto& [name, value] : xattrs) {
+    if (name.starts_with(kMetaPrefix)) meta[name.substr(kMetaPrefix.size())] = value;
+  }
+  return meta;
+}
+
+Status OpenStore::MakeDirectory(const std::string& path, bool parents) {
+  VEXFS_ASSIGN_OR_RETURN(auto tree, store().Tree(branch_));
+  return tree->Edit([&](TreeEditor& ed) {
+    return vexfs::MakeDirectory(ed, path, parents, NodeOfCaller(0755));
+  });
+}
+
+Status OpenStore::Remove(const std::string& path, bool recursive) {
+  VEXFS_ASSIGN_OR_RETURN(auto tree, store().Tree(branch_));
+  return tree->Edit([&](TreeEditor& ed) { return RemovePath(ed, path, recursive); });
+}
+
+Status OpenStore::Move(const std::string& from, const std::string& to, bool replace) {
+  VEXFS_ASSIGN_OR_RETURN(auto tree, store().Tree(branch_));
+  return tree->Edit([&](TreeEditor& ed) { return MovePath(ed, from, to, replace); });
+}
+
+Result<std::vector<DiffEntry>> OpenStore::Diff(const std::string& a, const std::string& b) {
+  if (!branch_.empty() && (a == kWorkingName || b == kWorkingName)) {
+    VEXFS_ASSIGN_OR_RETURN(std::string current, store().CurrentBranch());
+    if (current != branch_) {
+      return Status::NotSupported("WORKING is the checked-out branch '" + current +
+                                  "', not '" + branch_ + "': snapshot '" + branch_ +
+                                  "' and diff the snapshots");
+    }
+  }
+  return store().Diff(a, b);
+}
+
+Result<SearchResult> OpenStore::Search(SearchRequest request, bool wait) {
+  if (request.snapshot.empty() && request.branch.empty()) request.branch = branch_;
+  VEXFS_ASSIGN_OR_RETURN(Index * index, core_->index());
+  if (wait && !read_only_) VEXFS_RETURN_IF_ERROR(index->Wait());
+  return index->Search(request);
+}
+
+Result<IndexStatus> OpenStore::GetIndexStatus() {
+  VEXFS_ASSIGN_OR_RETURN(Index * index, core_->index());
+  return index->GetStatus();
+}
+
+Status OpenStore::WaitIndexed() {
+  if (read_only_) return Status::ReadOnly("a store opened read-only cannot index");
+  VEXFS_ASSIGN_OR_RETURN(Index * index, core_->index());
+  return index->Wait();
+}
+
+}  // namespace vexfs::python

@@ -1,0 +1,115 @@
+// vexfs.Store's versions and upkeep: snapshots, log, diff, restore, branches,
+// gc, fsck, stats, sync. Snapshot and restore act on the store's branch (the
+// one chosen at open, else the checked-out one).
+#include <pybind11/stl.h>
+
+#include "python/errors.h"
+#include "python/py_store.h"
+
+namespace vexfs::python {
+namespace {
+
+namespace py = pybind11;
+using py::arg;
+
+using Meta = std::map<std::string, std::string>;
+
+// A method that runs `call` on the open store without the GIL and returns its
+// value (or raises its failure). The argument types are spelled out, so
+// pybind11 sees the method's signature.
+template <typename T, typename... Args>
+auto Unlocked(Result<T> (*call)(OpenStore&, Args...)) {
+  return [call](const PyStore& s, Args... args) -> T {
+    auto open = s.Live();
+    return Take(WithoutGil([&] { return call(*open, args...); }));
+  };
+}
+
+// The same for calls that return only a Status.
+template <typename... Args>
+auto Unlocked(Status (*call)(OpenStore&, Args...)) {
+  return [call](const PyStore& s, Args... args) {
+    auto open = s.Live();
+    Check(WithoutGil([&] { return call(*open, args...); }));
+  };
+}
+
+void BindSnapshots(py::class_<PyStore>& cls) {
+  cls.def("snapshot",
+          Unlocked(+[](OpenStore& o, std::string name, std::string message, std::optional<Meta> meta) {
+            return o.store().CreateSnapshot(name, message, meta.value_or(Meta{}), o.branch());
+          }),
+          arg("name"), arg("message") = "", py::kw_only(), arg("meta") = py::none(),
+          "Snapshots the branch's working tree as `name` (unique in the store) and returns\n"
+          "the commit. Only what changed since the last snapshot is written.\n"
+          "Raises AlreadyExistsError for a name in use, InvalidArgumentError for a bad one.")
+      .def("snapshots", Unlocked(+[](OpenStore& o) { return o.store().ListSnapshots(); }),
+           "Every named snapshot, oldest first.")
+      .def("resolve",
+           Unlocked(+[](OpenStore& o, std::string name) { return o.store().ResolveSnapshot(name); }),
+           arg("snapshot"), "The commit a snapshot name or 64-digit id names.")
+      .def("tag",
+           Unlocked(+[](OpenStore& o, std::string name, std::string existing) {
+             return o.store().TagSnapshot(name, existing);
+           }),
+           arg("name"), arg("snapshot"), "Gives an existing snapshot another name.")
+      .def("log",
+           Unlocked(+[](OpenStore& o, std::optional<std::string> ref, size_t limit) {
+             return o.store().Log(ref.value_or(o.branch()), limit);
+           }),
+           arg("ref") = py::none(), py::kw_only(), arg("limit") = 0,
+           "History from a branch's head or a snapshot (default: the store's branch),\n"
+           "newest first; limit=0 means all.")
+      .def("diff",
+           Unlocked(+[](OpenStore& o, std::string a, std::string b) { return o.Diff(a, b); }),
+           arg("a"), arg("b") = "WORKING",
+           "What changed from `a` to `b`: snapshot names or ids, or 'WORKING' (the working\n"
+           "tree). A removed and an added file with equal content are one rename.")
+      .def("restore",
+           Unlocked(+[](OpenStore& o, std::string snapshot) {
+             return o.store().Restore(snapshot, o.branch());
+           }),
+           arg("snapshot"),
+           "Makes the working tree equal to the snapshot. Destructive: what was written since\n"
+           "is replaced (snapshot first to keep it). The branch head does not move.");
+}
+
+void BindBranches(py::class_<PyStore>& cls) {
+  cls.def("branches", Unlocked(+[](OpenStore& o) { return o.store().ListBranches(); }),
+          "Every branch.")
+      .def("current_branch", Unlocked(+[](OpenStore& o) { return o.store().CurrentBranch(); }),
+           "The checked-out branch.")
+      .def("create_branch",
+           Unlocked(+[](OpenStore& o, std::string name, std::optional<std::string> from) {
+             return o.store().CreateBranch(name, from);
+           }),
+           arg("name"), py::kw_only(), arg("from_snapshot") = py::none(),
+           "A new branch from a snapshot, or (none given) from the checked-out branch's working\n"
+           "tree as it is now.")
+      .def("checkout",
+           Unlocked(+[](OpenStore& o, std::string name) { return o.store().Checkout(name); }),
+           arg("branch"), "Makes `branch` the checked-out one.")
+      .def("delete_branch",
+           Unlocked(+[](OpenStore& o, std::string name) { return o.store().DeleteBranch(name); }),
+           arg("branch"), "Deletes a branch other than the checked-out one.");
+}
+
+void BindUpkeep(py::class_<PyStore>& cls) {
+  cls.def("gc", Unlocked(+[](OpenStore& o) { return o.store().Gc(); }),
+          "Deletes every object no branch, snapshot or working tree reaches.")
+      .def("fsck", Unlocked(+[](OpenStore& o) { return o.store().Fsck(); }),
+           "Checks every object and reference; problems are reported, never raised.")
+      .def("stats", Unlocked(+[](OpenStore& o) { return o.store().Stats(); }), "The store's size.")
+      .def("sync", Unlocked(+[](OpenStore& o) { return o.store().Sync(); }),
+           "Makes every committed call durable (needed only with sync=False).");
+}
+
+}  // namespace
+
+void BindStoreVersions(py::class_<PyStore>& cls) {
+  BindSnapshots(cls);
+  BindBranches(cls);
+  BindUpkeep(cls);
+}
+
+}  // namespace vexfs::python

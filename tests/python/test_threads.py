@@ -1,0 +1,102 @@
+"""Many threads on one Store: searches while one thread writes, and calls that
+let other Python threads run (the GIL is released inside the library)."""
+import sys
+import threading
+import time
+
+import vexfs
+
+WRITES = 200
+
+
+def test_threads_search_while_one_writes(store):
+    store.write("seed.md", "seed word alpha")
+    errors: list[BaseException] = []
+    done = threading.Event()
+    searches = [0]
+
+    def writer():
+        try:
+            for i in range(WRITES):
+                store.write(f"notes/n{i:04d}.md", f"note {i} mentions the word alpha and token{i}")
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+        finally:
+            done.set()
+
+    def searcher():
+        try:
+            while not done.is_set():
+                result = store.search("alpha", k=5)
+                assert all(h.path.endswith(".md") for h in result)
+                searches[0] += 1
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=writer)] + [threading.Thread(target=searcher) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert not errors, errors
+    assert searches[0] > 0
+    # Nothing written was lost, and every file is searchable once indexed.
+    assert len(store.list("notes")) == WRITES
+    for i in (0, WRITES // 2, WRITES - 1):
+        assert [h.path for h in store.search(f"token{i}")] == [f"notes/n{i:04d}.md"]
+
+
+def test_other_threads_run_during_a_long_call(store):
+    # Indexing a thousand files takes about half a second. If the call
+    # held the GIL, the counting thread could run only in the switch interval
+    # before it; released, the thread keeps running through the whole call.
+    for i in range(1200):
+        store.write(f"f{i:04d}.txt", " ".join(f"word{i}x{j}" for j in range(80)))
+    ticks: list[float] = []
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.001)
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    time.sleep(0.02)
+    start = time.monotonic()
+    store.wait_indexed()
+    end = time.monotonic()
+    stop.set()
+    counter.join()
+    during = [t for t in ticks if start <= t <= end]
+    call = end - start
+    assert call > 20 * sys.getswitchinterval(), f"the call took only {call:.3f} s: too short to tell"
+    assert during and during[-1] - during[0] > call / 2, (
+        f"the other thread ran for {during[-1] - during[0] if during else 0:.3f} s of a {call:.3f} s call"
+    )
+
+
+def test_close_while_other_threads_call_is_safe(store_path):
+    s = vexfs.Store.create(store_path)
+    s.write("a", "alpha")
+    outcomes: list[str] = []
+
+    def caller():
+        for _ in range(200):
+            try:
+                s.read("a")
+                s.search("alpha")
+                outcomes.append("ok")
+            except vexfs.InvalidArgumentError:
+                outcomes.append("closed")
+
+    threads = [threading.Thread(target=caller) for _ in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(0.01)
+    s.close()
+    for t in threads:
+        t.join()
+    assert set(outcomes) <= {"ok", "closed"} and "closed" in outcomes
+    with vexfs.Store.open(store_path) as again:
+        assert again.read("a") == b"alpha"
