@@ -422,6 +422,9 @@ render() {
       echo
       cat "$ROOT/bench/kv_intro.md" "$RESULTS/kv_bench.md"
     fi
+    # Measurements this script does not take (the front ends' benchmarks, and
+    # before/after comparisons of single changes), each naming its own command.
+    cat "$ROOT/bench/recorded.md"
     cat "$ROOT/bench/interpretation.md"
     echo
     echo "<details><summary>Raw results (one JSON line per benchmark, times in seconds)</summary>"

@@ -66,7 +66,8 @@ struct vexfs_store_params vexfs_store_default_params(void);
  * set to NULL. */
 int vexfs_store_create(const char* path, const struct vexfs_store_params* params,
                        vexfs_store** out);
-/* Opens an existing store. */
+/* Opens an existing store. VEXFS_ERR_BUSY if this process has it open already
+ * (LMDB allows one open per process: share the handle, which is thread-safe). */
 int vexfs_store_open(const char* path, const struct vexfs_store_params* params,
                      vexfs_store** out);
 /* Closes the store (NULL is allowed). */
