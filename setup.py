@@ -31,6 +31,12 @@ class CMakeBuild(build_ext):
         build_dir = os.environ.get("VEXFS_BUILD_DIR")
         if build_dir:
             build_dir = str(Path(build_dir).resolve())
+            cache = Path(build_dir) / "CMakeCache.txt"
+            if not cache.exists() or "VEXFS_BUILD_PYTHON:BOOL=ON" not in cache.read_text():
+                raise RuntimeError(
+                    f"vexfs: VEXFS_BUILD_DIR={build_dir} is not a CMake build of VexFS with the "
+                    "Python package (VEXFS_BUILD_PYTHON=ON); scripts/build.sh makes one in build/"
+                )
         else:
             build_dir = str(Path(self.build_temp).resolve() / "cmake")
             self.configure(build_dir)

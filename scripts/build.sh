@@ -22,7 +22,7 @@ for arg in "$@"; do
     *) echo "build.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
-args+=(-DVEXFS_BUILD_TESTS=ON -DVEXFS_FUZZ=OFF)
+args+=(-DVEXFS_BUILD_TESTS=ON -DVEXFS_FUZZ=OFF -DVEXFS_BUILD_PYTHON=ON)
 
 # The generator is chosen once, when the directory is first configured: cmake
 # refuses a different one for an existing cache.

@@ -5,12 +5,17 @@
 #ifndef VEXFS_TREE_OPS_H_
 #define VEXFS_TREE_OPS_H_
 
+#include <cstdint>
 #include <string_view>
 
 #include "vexfs/status.h"
 #include "vexfs/store.h"
 
 namespace vexfs {
+
+// A new file's or directory's owner and permission bits as every front end
+// makes them: the calling process's effective user and group, and `mode`.
+TreeEditor::NewNode CallerOwnedNode(uint32_t mode);
 
 // The directory that will hold `path` (kNotFound naming it if it is missing).
 Result<uint64_t> ResolveParentDir(TreeEditor& editor, std::string_view path);

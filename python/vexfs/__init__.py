@@ -46,6 +46,7 @@ from .errors import (
     StorageError,
 )
 
+# A literal list (not built from errors.__all__): type checkers read exports from it.
 __all__ = [
     "Store",
     "FileStat",

@@ -1,5 +1,6 @@
 # Type stubs of vexfs._vexfs, the compiled half of the package (src/python/).
-# tests/python checks them against the module with mypy's stubtest.
+# tests/python/check_stubs.py checks them against the module: names with mypy's
+# stubtest, parameters and defaults against pybind11's signatures.
 import datetime
 from typing import Any, Iterator, List, Optional, Sequence, Union
 
@@ -188,9 +189,7 @@ class StoreStats:
 class Store:
     # List[...], not list[...], below: the method `list` shadows the builtin here.
     @staticmethod
-    def create(
-        path: str, *, map_size: int = 0, sync: bool = True, branch: Optional[str] = None
-    ) -> Store: ...
+    def create(path: str, *, map_size: int = 0, sync: bool = True) -> Store: ...
     @staticmethod
     def open(
         path: str,

@@ -5,6 +5,7 @@ its message names what is wrong ("snapshot 'v2' not found"), and ``code`` is the
 library's status code name ("not found"), which tells apart the codes a class
 groups (``ConflictError``: "not empty", "not a directory", "is a directory").
 """
+from typing import Any, Tuple
 
 
 class Error(Exception):
@@ -14,6 +15,10 @@ class Error(Exception):
         super().__init__(message)
         self.message = message
         self.code = code
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        # Pickled whole (multiprocessing sends exceptions back to the parent).
+        return (type(self), (self.message, self.code))
 
 
 class NotFoundError(Error, LookupError):
@@ -51,7 +56,8 @@ class ReadOnlyError(Error):
 
 
 class BusyError(Error):
-    """Another process holds what the call needs."""
+    """What the call needs is held elsewhere: another process, or (for an open)
+    this process's own open of the same store."""
 
 
 class NotSupportedError(Error):

@@ -11,6 +11,7 @@
 #include "common/file_util.h"
 #include "vexfs/local_files.h"
 #include "vexfs/paths.h"
+#include "vexfs/tree_ops.h"
 
 namespace vexfs {
 namespace {
@@ -36,19 +37,11 @@ struct PutItem {
 // blame the store for a local permission problem.
 Status LocalError(const std::string& what) { return OutsideErrnoToStatus(errno, what); }
 
-TreeEditor::NewNode NodeFor(uint32_t mode) {
-  TreeEditor::NewNode node;
-  node.mode = mode;
-  node.uid = ::geteuid();
-  node.gid = ::getegid();
-  return node;
-}
-
 // Streams a local file into the store in pieces, inside the caller's transaction.
 Status PutLocalFile(TreeEditor& ed, const PutItem& item) {
   int fd = ::open(item.local.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return LocalError("open '" + item.local + "'");
-  auto attr = ed.PutFile(item.store_path, "", NodeFor(item.mode));
+  auto attr = ed.PutFile(item.store_path, "", CallerOwnedNode(item.mode));
   Status st = attr.status();
   std::vector<char> buf(kReadPiece);
   uint64_t offset = 0;
@@ -69,7 +62,7 @@ Status PutLocalFile(TreeEditor& ed, const PutItem& item) {
 Result<uint64_t> ClearedParent(TreeEditor& ed, const std::string& store_path,
                                std::string* name) {
   VEXFS_ASSIGN_OR_RETURN(ParentAndName pn, SplitParent(store_path));
-  VEXFS_ASSIGN_OR_RETURN(uint64_t parent, ed.MakeDirs(pn.parent, NodeFor(0755)));
+  VEXFS_ASSIGN_OR_RETURN(uint64_t parent, ed.MakeDirs(pn.parent, CallerOwnedNode(0755)));
   if (ed.Lookup(parent, pn.name).ok()) VEXFS_RETURN_IF_ERROR(ed.Unlink(parent, pn.name));
   *name = std::move(pn.name);
   return parent;
@@ -81,19 +74,19 @@ Status PutSymlink(TreeEditor& ed, const PutItem& item) {
   if (ec) return Status::IOError("read link '" + item.local + "': " + ec.message());
   std::string name;
   VEXFS_ASSIGN_OR_RETURN(uint64_t parent, ClearedParent(ed, item.store_path, &name));
-  return ed.Symlink(parent, name, target.string(), NodeFor(0777)).status();
+  return ed.Symlink(parent, name, target.string(), CallerOwnedNode(0777)).status();
 }
 
 // A FIFO, socket or device node, as `cp -R` recreates one: the node, not its data.
 Status PutSpecialFile(TreeEditor& ed, const PutItem& item) {
   std::string name;
   VEXFS_ASSIGN_OR_RETURN(uint64_t parent, ClearedParent(ed, item.store_path, &name));
-  return ed.MakeSpecialFile(parent, name, item.type, item.rdev, NodeFor(item.mode)).status();
+  return ed.MakeSpecialFile(parent, name, item.type, item.rdev, CallerOwnedNode(item.mode)).status();
 }
 
 Status PutItemInto(TreeEditor& ed, const PutItem& item) {
   switch (item.type) {
-    case FileType::kDirectory: return ed.MakeDirs(item.store_path, NodeFor(item.mode)).status();
+    case FileType::kDirectory: return ed.MakeDirs(item.store_path, CallerOwnedNode(item.mode)).status();
     case FileType::kSymlink: return PutSymlink(ed, item);
     case FileType::kRegular: return PutLocalFile(ed, item);
     default: return PutSpecialFile(ed, item);
@@ -225,7 +218,7 @@ Result<PutReport> PutBytes(Store& store, std::string_view raw_dest, std::string_
   }
   VEXFS_ASSIGN_OR_RETURN(auto tree, store.Tree(options.branch));
   VEXFS_RETURN_IF_ERROR(tree->Edit([&](TreeEditor& ed) -> Status {
-    return ed.PutFile(dest, data, NodeFor(0644)).status();
+    return ed.PutFile(dest, data, CallerOwnedNode(0644)).status();
   }));
   if (options.progress) options.progress(1, 1);
   return PutReport{1, 0, data.size()};

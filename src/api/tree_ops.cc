@@ -1,6 +1,8 @@
 // mkdir, rm and mv on a working tree, shared by the CLI and the MCP server.
 #include "vexfs/tree_ops.h"
 
+#include <unistd.h>
+
 #include <string>
 
 #include "vexfs/paths.h"
@@ -26,6 +28,8 @@ Result<std::pair<uint64_t, std::string>> ParentOf(TreeEditor& editor, std::strin
 }
 
 }  // namespace
+
+TreeEditor::NewNode CallerOwnedNode(uint32_t mode) { return {mode, ::geteuid(), ::getegid()}; }
 
 Result<uint64_t> ResolveParentDir(TreeEditor& editor, std::string_view path) {
   VEXFS_ASSIGN_OR_RETURN(ParentAndName pn, SplitParent(path));

@@ -1,6 +1,4 @@
 // The MCP file tools: read, write, edit, list, stat, mkdir, move, delete.
-#include <unistd.h>
-
 #include <deque>
 
 #include "common/base64.h"
@@ -23,7 +21,6 @@ json AtProperty() {
           {"description", "Read this snapshot (name or commit id) instead of the working tree"}};
 }
 
-TreeEditor::NewNode NewNode(uint32_t mode) { return {mode, ::geteuid(), ::getegid()}; }
 
 // `bytes` as JSON text where it is UTF-8 (a character cut at the end of a
 // partial read is left for the next read), else as base64.
@@ -88,7 +85,7 @@ Result<json> WriteFile(ServedStore& served, ToolArgs& args) {
   VEXFS_RETURN_IF_ERROR(tree->Edit([&](TreeEditor& ed) -> Status {
     created = ed.ResolvePath(path).status().IsNotFound();
     if (!parents) VEXFS_RETURN_IF_ERROR(ResolveParentDir(ed, path).status());
-    VEXFS_ASSIGN_OR_RETURN(attr, ed.PutFile(path, data, NewNode(0644)));
+    VEXFS_ASSIGN_OR_RETURN(attr, ed.PutFile(path, data, CallerOwnedNode(0644)));
     return Status::Ok();
   }));
   served.NotifyWrite();
@@ -235,7 +232,7 @@ Result<json> MakeDir(ServedStore& served, ToolArgs& args) {
   VEXFS_ASSIGN_OR_RETURN(std::string path, args.String("path"));
   VEXFS_ASSIGN_OR_RETURN(bool parents, args.Bool("parents", true));
   VEXFS_RETURN_IF_ERROR(args.RefuseUnknown());
-  return Change(served, [&](TreeEditor& ed) { return MakeDirectory(ed, path, parents, NewNode(0755)); },
+  return Change(served, [&](TreeEditor& ed) { return MakeDirectory(ed, path, parents, CallerOwnedNode(0755)); },
                 json{{"path", path}});
 }
 

@@ -1,20 +1,10 @@
 // OpenStore: the calls behind vexfs.Store, each one transaction of the library.
 #include "python/open_store.h"
 
-#include <unistd.h>
-
 #include "vexfs/tree_ops.h"
 
 namespace vexfs::python {
 namespace {
-
-TreeEditor::NewNode NodeOfCaller(uint32_t mode) {
-  TreeEditor::NewNode node;
-  node.mode = mode;
-  node.uid = ::geteuid();
-  node.gid = ::getegid();
-  return node;
-}
 
 constexpr std::string_view kMetaPrefix = "user.vexfs.meta.";
 
@@ -67,7 +57,7 @@ Status OpenStore::Write(const std::string& path, const std::string& data,
                         const std::map<std::string, std::string>& meta) {
   VEXFS_ASSIGN_OR_RETURN(auto tree, store().Tree(branch_));
   return tree->Edit([&](TreeEditor& ed) -> Status {
-    VEXFS_ASSIGN_OR_RETURN(Attributes attr, ed.PutFile(path, data, NodeOfCaller(0644)));
+    VEXFS_ASSIGN_OR_RETURN(Attributes attr, ed.PutFile(path, data, CallerOwnedNode(0644)));
     for (const auto& [key, value] : meta) {
       if (key.empty()) return Status::InvalidArgument("a metadata key must not be empty");
       VEXFS_RETURN_IF_ERROR(ed.SetXattr(attr.ino, MetaXattrName(key), value));
@@ -115,7 +105,7 @@ Result<std::map<std::string, std::string>> OpenStore::Meta(const std::string& pa
 Status OpenStore::MakeDirectory(const std::string& path, bool parents) {
   VEXFS_ASSIGN_OR_RETURN(auto tree, store().Tree(branch_));
   return tree->Edit([&](TreeEditor& ed) {
-    return vexfs::MakeDirectory(ed, path, parents, NodeOfCaller(0755));
+    return vexfs::MakeDirectory(ed, path, parents, CallerOwnedNode(0755));
   });
 }
 

@@ -4,6 +4,9 @@
 
 #include <pybind11/stl.h>
 
+#include <chrono>
+#include <thread>
+
 #include "python/errors.h"
 
 namespace vexfs::python {
@@ -17,13 +20,11 @@ std::unique_ptr<PyStore> OpenPyStore(const std::string& path, const OpenOptions&
   return std::make_unique<PyStore>(Take(std::move(open)));
 }
 
-std::unique_ptr<PyStore> CreateStore(const std::string& path, uint64_t map_size, bool sync,
-                                     const std::optional<std::string>& branch) {
+std::unique_ptr<PyStore> CreateStore(const std::string& path, uint64_t map_size, bool sync) {
   OpenOptions options;
   options.create = true;
   options.map_size = map_size;
   options.sync = sync;
-  options.branch = branch.value_or("");
   return OpenPyStore(path, options);
 }
 
@@ -46,13 +47,18 @@ std::shared_ptr<OpenStore> PyStore::Live() const {
 }
 
 void PyStore::Close() {
-  std::shared_ptr<OpenStore> last;
+  std::weak_ptr<OpenStore> running;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    last = std::move(open_);
+    running = open_;
+    open_.reset();
   }
-  // Closing waits for the index's background work: not under mu_, not with the GIL.
-  WithoutGil([&] { last.reset(); });
+  // Calls of other threads still hold the store: wait for them (without the GIL,
+  // which they need to return), so that once close() returns this handle has let
+  // go of the store and the process may open it again.
+  WithoutGil([&] {
+    while (!running.expired()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
 }
 
 bool PyStore::closed() const {
@@ -68,7 +74,7 @@ with sync=False). Calls release the GIL, and a Store may be used from many
 threads at once; other processes (the CLI, a mount, `vexfs mcp`) may use the
 same store at the same time. Failures raise vexfs.Error subclasses.)");
   cls.def_static("create", &CreateStore, arg("path"), py::kw_only(), arg("map_size") = 0,
-                 arg("sync") = true, arg("branch") = py::none(),
+                 arg("sync") = true,
                  "Creates a new store in `path` (a new or empty directory) and opens it.\n"
                  "map_size: the most it may hold, in bytes (0: 256 GiB of address space).\n"
                  "sync=False: calls are durable only after sync().\n"
@@ -81,8 +87,9 @@ same store at the same time. Failures raise vexfs.Error subclasses.)");
                   "it open already (LMDB allows one open per process: share the Store between\n"
                   "threads, and use on_branch() for another branch).")
       .def("close", &PyStore::Close,
-           "Closes the store. Calls still running in other threads finish first; later calls\n"
-           "raise InvalidArgumentError. Closing twice is allowed.")
+           "Closes the store, after the calls still running in other threads finish; later\n"
+           "calls raise InvalidArgumentError. Handles from on_branch() stay open (the store\n"
+           "closes with the last of them). Closing twice is allowed.")
       .def_property_readonly("closed", &PyStore::closed)
       .def_property_readonly("path", &PyStore::path, "The store's directory.")
       .def_property_readonly(

@@ -1,7 +1,7 @@
 // The object behind a Python vexfs.Store: an OpenStore that close() lets go of.
 // A call takes its own reference to the OpenStore (Live) and then runs without
 // the GIL, so close() from one thread never pulls the store from under a call
-// running in another: the store closes when the last such call returns.
+// running in another: close() waits for those calls to return.
 //
 // Thread-safety: every method may be called from many threads at once.
 #ifndef VEXFS_PYTHON_PY_STORE_H_

@@ -14,8 +14,9 @@ namespace {
 namespace py = pybind11;
 using py::arg;
 
-// A time filter: None, a datetime, seconds since the epoch, or text as the CLI
-// takes it ("2026-12-01", "2026-12-01T10:00:00Z").
+// A time filter: None, a datetime (a naive one is local time, as
+// datetime.timestamp() reads it), seconds since the epoch, or text as the CLI
+// takes it ("2026-12-01", "2026-12-01T10:00:00Z", UTC).
 std::optional<TimeNs> TimeOf(const py::object& value, const char* name) {
   if (value.is_none()) return std::nullopt;
   if (py::isinstance<py::str>(value)) {
@@ -24,6 +25,9 @@ std::optional<TimeNs> TimeOf(const py::object& value, const char* name) {
     return *parsed;
   }
   double seconds = 0;
+  if (py::isinstance<py::bool_>(value)) {
+    throw StatusError(Status::InvalidArgument(std::string(name) + " must be a time, not a bool"));
+  }
   if (py::hasattr(value, "timestamp")) {
     seconds = value.attr("timestamp")().cast<double>();
   } else if (py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "python/json_value.h"
+#include "python/text.h"
 #include "vexfs/index.h"
 #include "vexfs/json.h"
 #include "vexfs/store.h"
@@ -60,12 +61,12 @@ void BindFileStat(py::module_& m) {
 
 void BindEntry(py::module_& m) {
   py::class_<DirEntry>(m, "Entry", "One entry of a directory listing.")
-      .def_readonly("name", &DirEntry::name)
+      .def_property_readonly("name", [](const DirEntry& e) { return PathText(e.name); })
       .def_readonly("stat", &DirEntry::attr)
       .def_property_readonly("type", [](const DirEntry& e) { return FileTypeName(e.attr.type); },
                              "The entry's file type, as FileStat.type.")
       .def("__repr__", [](const DirEntry& e) {
-        return "Entry(name='" + e.name + "', type='" + FileTypeName(e.attr.type) + "')";
+        return SnippetText("Entry(name='" + e.name + "', type='" + FileTypeName(e.attr.type) + "')");
       });
 }
 
@@ -100,19 +101,20 @@ void BindChange(py::module_& m) {
   py::class_<DiffEntry> cls(m, "Change", "One difference between two trees.");
   cls.def_property_readonly("kind", [](const DiffEntry& e) { return DiffKindName(e.kind); },
                             "'added', 'removed', 'modified', 'renamed' or 'type-changed'.")
-      .def_readonly("path", &DiffEntry::path, "The new path (the old one for 'removed').")
+      .def_property_readonly("path", [](const DiffEntry& e) { return PathText(e.path); },
+                             "The new path (the old one for 'removed').")
       .def_property_readonly(
           "old_path",
-          [](const DiffEntry& e) -> std::optional<std::string> {
-            if (e.kind != DiffEntry::Kind::kRenamed) return std::nullopt;
-            return e.old_path;
+          [](const DiffEntry& e) -> py::object {
+            if (e.kind != DiffEntry::Kind::kRenamed) return py::none();
+            return PathText(e.old_path);
           },
           "The path before a rename, else None.")
       .def_property_readonly("type", [](const DiffEntry& e) { return FileTypeName(e.type); })
       .def_readonly("root", &DiffEntry::root,
                     "Empty for a file change; else the extension data root that changed.")
       .def("__repr__", [](const DiffEntry& e) {
-        return "Change(kind='" + std::string(DiffKindName(e.kind)) + "', path='" + e.path + "')";
+        return SnippetText("Change(kind='" + std::string(DiffKindName(e.kind)) + "', path='" + e.path + "')");
       });
   AddToDict(cls, DiffEntryJson);
 }
@@ -122,15 +124,15 @@ void BindSearchTypes(py::module_& m) {
       .def_readonly("rank", &HitRank::rank, "1 is that side's best.")
       .def_readonly("score", &HitRank::score, "That side's own score.");
   py::class_<SearchHit> hit(m, "SearchHit", "One hit: a passage of a file.");
-  hit.def_readonly("path", &SearchHit::path)
+  hit.def_property_readonly("path", [](const SearchHit& h) { return PathText(h.path); })
       .def_readonly("offset", &SearchHit::offset, "Start of the passage, in bytes.")
       .def_readonly("length", &SearchHit::length, "Length of the passage, in bytes.")
       .def_readonly("score", &SearchHit::score, "Higher is better.")
-      .def_readonly("snippet", &SearchHit::snippet)
+      .def_property_readonly("snippet", [](const SearchHit& h) { return SnippetText(h.snippet); })
       .def_readonly("dense", &SearchHit::dense, "The dense side's rank, or None.")
       .def_readonly("lexical", &SearchHit::lexical, "The lexical side's rank, or None.")
       .def("__repr__", [](const SearchHit& h) {
-        return "SearchHit(path='" + h.path + "', score=" + std::to_string(h.score) + ")";
+        return SnippetText("SearchHit(path='" + h.path + "', score=" + std::to_string(h.score) + ")");
       });
   AddToDict(hit, SearchHitJson);
   py::class_<SearchResult> result(m, "SearchResult", "The hits of a search, best first, and what answered.");

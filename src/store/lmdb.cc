@@ -2,6 +2,7 @@
 #include "store/lmdb.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -47,9 +48,30 @@ int ReserveLockFile(const std::string& dir) {
 // relies on. The directories open in this process are therefore kept here, and
 // a second open of one is refused rather than allowed to corrupt the store.
 // fcntl locks are not inherited, so a forked child starts with an empty set.
-std::mutex open_dirs_mu;
-std::set<std::pair<dev_t, ino_t>> open_dirs;  // guarded by open_dirs_mu
-pid_t open_dirs_pid = 0;                      // the process the set is of; guarded too
+// The set and its mutex are never destroyed: an environment may close during
+// static destruction.
+struct OpenDirs {
+  std::mutex mu;
+  std::set<std::pair<dev_t, ino_t>> dirs;  // guarded by mu
+  pid_t pid = 0;                           // the process `dirs` is of; guarded by mu
+};
+
+OpenDirs& TheOpenDirs() {
+  static OpenDirs* open_dirs = [] {
+    auto* dirs = new OpenDirs;
+    // A fork while another thread holds the mutex must not leave the child
+    // unable to take it: the fork waits for it, and the child starts empty.
+    ::pthread_atfork([] { TheOpenDirs().mu.lock(); }, [] { TheOpenDirs().mu.unlock(); },
+                     [] {
+                       OpenDirs& d = TheOpenDirs();
+                       d.dirs.clear();
+                       d.pid = ::getpid();
+                       d.mu.unlock();
+                     });
+    return dirs;
+  }();
+  return *open_dirs;
+}
 
 // Claims `dir` for this environment; kBusy when it is open already. A directory
 // that cannot be examined is left to LMDB to report.
@@ -57,12 +79,13 @@ Result<std::optional<std::pair<dev_t, ino_t>>> ClaimDir(const std::string& dir) 
   struct stat st;
   if (::stat(dir.c_str(), &st) != 0) return std::optional<std::pair<dev_t, ino_t>>();
   std::pair<dev_t, ino_t> id{st.st_dev, st.st_ino};
-  std::lock_guard<std::mutex> lock(open_dirs_mu);
-  if (open_dirs_pid != ::getpid()) {
-    open_dirs.clear();
-    open_dirs_pid = ::getpid();
+  OpenDirs& open = TheOpenDirs();
+  std::lock_guard<std::mutex> lock(open.mu);
+  if (open.pid != ::getpid()) {
+    open.dirs.clear();
+    open.pid = ::getpid();
   }
-  if (!open_dirs.insert(id).second) {
+  if (!open.dirs.insert(id).second) {
     return Status::Busy("the store in '" + dir +
                         "' is open in this process already: LMDB allows one open per "
                         "process, so share that store (it is thread-safe) or close it first");
@@ -71,8 +94,9 @@ Result<std::optional<std::pair<dev_t, ino_t>>> ClaimDir(const std::string& dir) 
 }
 
 void ReleaseDir(const std::pair<dev_t, ino_t>& id) {
-  std::lock_guard<std::mutex> lock(open_dirs_mu);
-  if (open_dirs_pid == ::getpid()) open_dirs.erase(id);
+  OpenDirs& open = TheOpenDirs();
+  std::lock_guard<std::mutex> lock(open.mu);
+  open.dirs.erase(id);
 }
 
 // LMDB reports a write that came up short, which is how a file system that
@@ -144,9 +168,14 @@ static MDB_val ToVal(std::string_view s) {
 LmdbEnv::~LmdbEnv() { Close(); }
 
 void LmdbEnv::Close() {
-  if (env_ != nullptr) mdb_env_close(env_);
+  // An environment a forked child inherited is left alone: closing it would close
+  // the child's descriptor of lock.mdb, dropping the locks of the child's own
+  // open of the store, and its claim is not in the child's set.
+  if (env_ != nullptr && opened_by_ == ::getpid()) {
+    mdb_env_close(env_);
+    if (claimed_dir_) ReleaseDir(*claimed_dir_);
+  }
   env_ = nullptr;
-  if (claimed_dir_) ReleaseDir(*claimed_dir_);
   claimed_dir_.reset();
 }
 
@@ -155,6 +184,7 @@ Status LmdbEnv::Open(const std::string& dir, uint64_t map_size, bool sync, bool 
   Close();
   read_only_ = read_only;
   VEXFS_ASSIGN_OR_RETURN(claimed_dir_, ClaimDir(dir));
+  opened_by_ = ::getpid();
   VEXFS_RETURN_IF_ERROR(LmdbStatus(mdb_env_create(&env_), "create LMDB environment"));
   VEXFS_RETURN_IF_ERROR(LmdbStatus(mdb_env_set_maxdbs(env_, 32), "set LMDB max dbs"));
   VEXFS_RETURN_IF_ERROR(LmdbStatus(mdb_env_set_maxreaders(env_, 1024), "set LMDB readers"));

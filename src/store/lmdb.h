@@ -68,8 +68,10 @@ class LmdbEnv {
   MDB_env* env_ = nullptr;
   Databases dbs_;
   bool read_only_ = false;
-  // The directory this environment holds open in the process-wide set.
+  // The directory this environment holds open in the process-wide set, and
+  // the process that opened it (a forked child must not close it).
   std::optional<std::pair<dev_t, ino_t>> claimed_dir_;
+  pid_t opened_by_ = 0;
 };
 
 class Cursor;

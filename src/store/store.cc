@@ -197,6 +197,9 @@ Result<std::unique_ptr<Store>> Store::Create(const std::string& path,
   config.map_size = options.map_size ? options.map_size : kDefaultMapSize;
   auto impl = std::make_unique<StoreImpl>(path, options);
   Status st = impl->lmdb().Open(path, config.map_size, options.sync_on_commit, options.read_only);
+  // Busy: another Create in this process has the directory open; its files are
+  // not this call's to remove.
+  if (st.code() == StatusCode::kBusy) return st;
   if (st.ok()) st = InitializeStore(impl.get());
   // The marker comes last: a directory without it is not (yet) a store.
   if (st.ok()) st = internal::WriteStoreConfig(path, config);

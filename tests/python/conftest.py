@@ -3,7 +3,7 @@
 import json
 import os
 import subprocess
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Optional
 
 import pytest
 
@@ -34,7 +34,7 @@ def cli(store_path) -> Callable[..., Any]:
     returns the parsed JSON with json_out, else the CompletedProcess."""
     binary = _cli_binary()
 
-    def run(*args: str, json_out: bool = False, check: bool = True, input: bytes | None = None):
+    def run(*args: str, json_out: bool = False, check: bool = True, input: Optional[bytes] = None):
         argv = [binary, "--store", store_path, *args] + (["--json"] if json_out else [])
         done = subprocess.run(argv, capture_output=True, input=input, timeout=120)
         if check and done.returncode != 0:

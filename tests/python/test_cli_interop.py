@@ -1,4 +1,6 @@
 """One store open in Python while the vexfs CLI uses it from another process."""
+import os
+
 import pytest
 
 import vexfs
@@ -40,3 +42,18 @@ def test_a_second_open_in_one_process_is_busy_and_harms_nothing(store_path, stor
     with vexfs.Store.open(store_path) as again:
         assert again.read("a.txt") == b"kept" and again.read("b.txt") == b"also kept"
         assert again.fsck().ok
+
+
+def test_names_that_are_not_utf8_read_as_os_fsdecode_gives_them(store, cli, tmp_path):
+    # Only a program outside Python (here the CLI copying a local file; a mount
+    # likewise) can make such a name: Python's str paths are always UTF-8.
+    local = tmp_path / "local"
+    local.mkdir()
+    name = os.fsdecode(b"caf\xe9-latin1.txt")
+    (local / name).write_text("a note about the okapi")
+    cli("put", str(local), "d")
+    assert [e.name for e in store.list("d")] == [name]
+    assert "Entry(name='caf\ufffd-latin1.txt'" in repr(store.list("d")[0])  # repr replaces the byte
+    hits = store.search("okapi")
+    assert [h.path for h in hits] == ["d/" + name]
+    assert [c.path for c in store.diff(store.snapshot("s").id)] == []

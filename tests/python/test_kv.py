@@ -68,7 +68,7 @@ def test_verify_passes_the_causal_check(models, state):
     assert report.tensors.readback_equals_loaded
     assert report.vs_reprefill.tokens_equal and report.vs_source.tokens_equal
     assert report.control.changed  # the corrupted cache moved the logits
-    assert report.control.max_abs_logit_diff > 0 and report.control.first_divergence >= -1
+    assert report.control.max_abs_logit_diff > 0 and report.control.first_divergence in range(-1, 16)
     assert report.horizon == 16 and report.next_logits_equal_reprefill
     assert report.restore_seconds > 0 and report.reprefill_seconds > 0
     t = report.tensors
@@ -150,7 +150,7 @@ def test_missing_files_are_not_found(models, tmp_path):
         kv.init_model(str(tmp_path / "m.gguf"), shape="1,2")
 
 
-def test_threads_sharing_a_model_take_turns(models, state):
+def test_threads_sharing_a_model_get_the_same_answers(models, state):
     import threading
 
     model, _, _ = models

@@ -54,6 +54,8 @@ def test_read_only_store_refuses_writes_and_keeps_the_data(store_path):
 
 
 def test_branch_at_open(store_path):
+    with pytest.raises(TypeError):
+        vexfs.Store.create(store_path, branch="main")  # a new store has only main: no such argument
     with vexfs.Store.create(store_path) as s:
         s.write("a", "main")
         s.create_branch("side")
@@ -85,6 +87,14 @@ def test_every_error_class_is_an_error_and_carries_message_and_code():
         assert issubclass(cls, vexfs.Error) and getattr(vexfs, name) is cls
         e = cls("what", "code")
         assert str(e) == "what" and e.message == "what" and e.code == "code"
+
+
+def test_errors_pickle_whole():
+    import pickle
+
+    again = pickle.loads(pickle.dumps(vexfs.NotFoundError("snapshot 'v9' not found", "not found")))
+    assert type(again) is vexfs.NotFoundError
+    assert (again.message, again.code, str(again)) == ("snapshot 'v9' not found", "not found", "snapshot 'v9' not found")
 
 
 def test_version():

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "test_util.h"
 #include "vexfs/store.h"
@@ -64,7 +65,16 @@ TEST(StoreOpenTest, ASecondOpenInOneProcessIsBusyUntilTheFirstCloses) {
   ASSERT_OK(test::PutFile(tree->get(), "still.txt", "works"));
   pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
-  if (pid == 0) ::_exit(Store::Open(path, test::FastOptions()).ok() ? 0 : 1);
+  if (pid == 0) {
+    // The child opens the store itself; letting go of the store it inherited
+    // must not release that open (nor close the child's lock file descriptor).
+    auto mine = Store::Open(path, test::FastOptions());
+    if (!mine.ok()) ::_exit(1);
+    first.reset();
+    if (Store::Open(path, test::FastOptions()).status().code() != StatusCode::kBusy) ::_exit(2);
+    auto tree = (*mine)->Tree();
+    ::_exit(tree.ok() && (*tree)->ReadAll("still.txt").ok() ? 0 : 3);
+  }
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
@@ -74,6 +84,32 @@ TEST(StoreOpenTest, ASecondOpenInOneProcessIsBusyUntilTheFirstCloses) {
   auto reopened = (*again)->Tree();
   ASSERT_OK(reopened.status());
   EXPECT_EQ(*(*reopened)->ReadAll("still.txt"), "works");
+}
+
+// Two creates of one directory at once in one process: one makes the store, the
+// other fails (busy, or the store exists) without removing the first one's files.
+TEST(StoreOpenTest, ConcurrentCreatesLeaveOneWorkingStore) {
+  for (int round = 0; round < 20; ++round) {
+    TempDir dir;
+    std::string path = dir.Sub("store");
+    Result<std::unique_ptr<Store>> a = Status::IOError("not run");
+    Result<std::unique_ptr<Store>> b = Status::IOError("not run");
+    std::thread other([&] { b = Store::Create(path, test::FastOptions()); });
+    a = Store::Create(path, test::FastOptions());
+    other.join();
+    ASSERT_NE(a.ok(), b.ok()) << a.status().ToString() << " / " << b.status().ToString();
+    const Status& lost = a.ok() ? b.status() : a.status();
+    EXPECT_TRUE(lost.code() == StatusCode::kBusy || lost.code() == StatusCode::kAlreadyExists)
+        << lost.ToString();
+    std::unique_ptr<Store> store = a.ok() ? std::move(*a) : std::move(*b);
+    auto tree = store->Tree();
+    ASSERT_OK(tree.status());
+    ASSERT_OK(test::PutFile(tree->get(), "kept.txt", "kept"));
+    store.reset();
+    auto reopened = Store::Open(path, test::FastOptions());
+    ASSERT_OK(reopened.status());
+    EXPECT_EQ(*(*(*reopened)->Tree())->ReadAll("kept.txt"), "kept");
+  }
 }
 
 TEST(StoreOpenTest, CreateInNonEmptyDirectoryIsRefused) {

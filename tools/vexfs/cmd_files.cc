@@ -1,6 +1,5 @@
 // File commands: init, cat, ls, stat, mkdir, rm, rmdir, mv.
 #include <sys/sysmacros.h>
-#include <unistd.h>
 
 #include <cctype>
 #include <cstdint>
@@ -212,7 +211,7 @@ CLI::App* AddPathsCommand(CLI::App& app, const char* name, const char* help, Pat
 }
 
 Status MakeDir(TreeEditor& ed, const std::string& path, bool parents) {
-  return MakeDirectory(ed, path, parents, TreeEditor::NewNode{0755, ::geteuid(), ::getegid()});
+  return MakeDirectory(ed, path, parents, CallerOwnedNode(0755));
 }
 
 Status Remove(TreeEditor& ed, const std::string& path, bool recursive, bool dir_only) {
