@@ -24,8 +24,8 @@ Result<std::shared_ptr<OpenStore>> OpenStore::Open(const std::string& path,
     VEXFS_RETURN_IF_ERROR(Index::Enable(store->get()));
   }
   auto core = std::make_shared<StoreCore>(std::move(*store));
-  OpenStore main(std::move(core), "", options.read_only);
-  return main.OnBranch(options.branch);
+  OpenStore checked_out(std::move(core), "", options.read_only);
+  return checked_out.OnBranch(options.branch);
 }
 
 StoreCore::~StoreCore() {
