@@ -143,10 +143,10 @@ Result<IndexStatus> OpenStore::GetIndexStatus() {
   return index->GetStatus();
 }
 
-Status OpenStore::WaitIndexed() {
+Status OpenStore::WaitIndexed(const ProgressFn& progress) {
   if (read_only_) return Status::ReadOnly("a store opened read-only cannot index");
   VEXFS_ASSIGN_OR_RETURN(Index * index, core_->index());
-  return index->Wait();
+  return index->Wait(progress);
 }
 
 }  // namespace vexfs::python

@@ -92,7 +92,7 @@ class OpenStore {
   // names neither a branch nor a snapshot.
   Result<SearchResult> Search(SearchRequest request, bool wait);
   Result<IndexStatus> GetIndexStatus();
-  Status WaitIndexed();
+  Status WaitIndexed(const ProgressFn& progress = nullptr);
 
  private:
   Result<std::unique_ptr<TreeView>> View(const std::string& at);

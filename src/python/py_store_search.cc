@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "python/errors.h"
+#include "python/progress.h"
 #include "python/py_store.h"
 #include "vexfs/json.h"
 
@@ -114,11 +115,18 @@ snapshot.)")
           "The search index's queue, embedder and models.")
       .def(
           "wait_indexed",
-          [](const PyStore& s) {
+          [](const PyStore& s, py::object progress) {
+            PythonProgress reporter(std::move(progress));
             auto open = s.Live();
-            Check(WithoutGil([&] { return open->WaitIndexed(); }));
+            ProgressFn fn = reporter.Fn();
+            Status indexed = WithoutGil([&] { return open->WaitIndexed(fn); });
+            reporter.Rethrow();
+            Check(indexed);
           },
-          "Indexes every queued change now (search(wait=True) does this itself).");
+          py::kw_only(), arg("progress") = py::none(),
+          "Indexes every queued change now (search(wait=True) does this itself).\n"
+          "progress: called with (done, total) as it goes; an exception it raises is\n"
+          "raised once indexing has finished.");
 }
 
 }  // namespace vexfs::python

@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "python/errors.h"
+#include "python/progress.h"
 #include "python/py_store.h"
 
 namespace vexfs::python {
@@ -94,11 +95,35 @@ void BindBranches(py::class_<PyStore>& cls) {
            arg("branch"), "Deletes a branch other than the checked-out one.");
 }
 
+// gc() and fsck(): long over a large store, so they report progress to an
+// optional callable.
+template <typename Report>
+Report WithProgress(const PyStore& s, py::object progress,
+                    Result<Report> (Store::*call)(const ProgressFn&)) {
+  PythonProgress reporter(std::move(progress));
+  auto open = s.Live();
+  ProgressFn fn = reporter.Fn();
+  Result<Report> report = WithoutGil([&] { return ((open->store()).*call)(fn); });
+  reporter.Rethrow();
+  return Take(std::move(report));
+}
+
 void BindUpkeep(py::class_<PyStore>& cls) {
-  cls.def("gc", Unlocked(+[](OpenStore& o) { return o.store().Gc(); }),
-          "Deletes every object no branch, snapshot or working tree reaches.")
-      .def("fsck", Unlocked(+[](OpenStore& o) { return o.store().Fsck(); }),
-           "Checks every object and reference; problems are reported, never raised.")
+  cls.def(
+         "gc",
+         [](const PyStore& s, py::object progress) { return WithProgress(s, progress, &Store::Gc); },
+         py::kw_only(), arg("progress") = py::none(),
+         "Deletes every object no branch, snapshot or working tree reaches.\n"
+         "progress: called with (done, total) as it goes; an exception it raises is\n"
+         "raised once gc has finished.")
+      .def(
+          "fsck",
+          [](const PyStore& s, py::object progress) {
+            return WithProgress(s, progress, &Store::Fsck);
+          },
+          py::kw_only(), arg("progress") = py::none(),
+          "Checks every object and reference; problems are reported, never raised.\n"
+          "progress: as for gc().")
       .def("stats", Unlocked(+[](OpenStore& o) { return o.store().Stats(); }), "The store's size.")
       .def("sync", Unlocked(+[](OpenStore& o) { return o.store().Sync(); }),
            "Makes every committed call durable (needed only with sync=False).");

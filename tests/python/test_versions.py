@@ -120,3 +120,27 @@ def test_to_dict_of_versions_equals_the_cli_json(store, cli):
     assert [c.to_dict() for c in store.log()] == cli("log", json_out=True)
     assert [c.to_dict() for c in store.diff("v1")] == cli("diff", "v1", json_out=True)
     assert [b.to_dict() for b in store.branches()] == cli("branch", json_out=True)
+
+
+def test_long_calls_report_progress_and_reraise_what_it_raises(store):
+    # gc and fsck report every few thousand objects: a store of some thousands.
+    for i in range(2500):
+        store.write(f"many/{i:05d}.txt", f"file {i} of many")
+    reports: dict = {"index": [], "gc": [], "fsck": []}
+    store.wait_indexed(progress=lambda done, total: reports["index"].append((done, total)))
+    store.snapshot("many")
+    gc = store.gc(progress=lambda done, total: reports["gc"].append((done, total)))
+    fsck = store.fsck(progress=lambda done, total: reports["fsck"].append((done, total)))
+    assert fsck.ok and gc.objects_kept > 4096
+    for name, seen in reports.items():
+        assert seen, f"{name} reported no progress"
+        assert [d for d, _ in seen] == sorted(d for d, _ in seen), f"{name} went backwards"
+
+    def refuse(done, total):
+        raise RuntimeError(f"stop at {done}")
+
+    with pytest.raises(RuntimeError, match="stop at"):
+        store.fsck(progress=refuse)
+    with pytest.raises(TypeError, match="callable"):
+        store.gc(progress=3)
+    assert store.fsck().ok  # the interrupted report changed nothing
