@@ -21,7 +21,6 @@ json AtProperty() {
           {"description", "Read this snapshot (name or commit id) instead of the working tree"}};
 }
 
-
 // `bytes` as JSON text where it is UTF-8 (a character cut at the end of a
 // partial read is left for the next read), else as base64.
 struct Encoded {

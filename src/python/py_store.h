@@ -14,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "python/errors.h"
 #include "python/open_store.h"
 
 namespace vexfs::python {
@@ -41,6 +42,26 @@ template <typename Call>
 auto WithoutGil(Call&& call) {
   pybind11::gil_scoped_release release;
   return call();
+}
+
+// A method that runs `call` on the open store without the GIL and returns its
+// value (or raises its failure). The argument types are spelled out, so
+// pybind11 sees the method's signature.
+template <typename T, typename... Args>
+auto Unlocked(Result<T> (*call)(OpenStore&, Args...)) {
+  return [call](const PyStore& s, Args... args) -> T {
+    auto open = s.Live();
+    return Take(WithoutGil([&] { return call(*open, args...); }));
+  };
+}
+
+// The same for calls that return only a Status.
+template <typename... Args>
+auto Unlocked(Status (*call)(OpenStore&, Args...)) {
+  return [call](const PyStore& s, Args... args) {
+    auto open = s.Live();
+    Check(WithoutGil([&] { return call(*open, args...); }));
+  };
 }
 
 // The methods of vexfs.Store, by theme (py_store_files.cc, py_store_search.cc,

@@ -6,6 +6,7 @@
 
 #include "python/errors.h"
 #include "python/py_store.h"
+#include "python/text.h"
 
 namespace vexfs::python {
 namespace {
@@ -14,12 +15,6 @@ namespace py = pybind11;
 using py::arg;
 
 using Meta = std::map<std::string, std::string>;
-
-void Write(const PyStore& s, const std::string& path, const std::string& data,
-           const std::optional<Meta>& meta) {
-  auto open = s.Live();
-  Check(WithoutGil([&] { return open->Write(path, data, meta.value_or(Meta{})); }));
-}
 
 py::bytes Read(const PyStore& s, const std::string& path, uint64_t offset,
                std::optional<uint64_t> length, const std::optional<std::string>& at) {
@@ -33,53 +28,17 @@ py::str ReadText(const PyStore& s, const std::string& path, const std::optional<
   auto open = s.Live();
   std::string bytes =
       Take(WithoutGil([&] { return open->Read(path, 0, std::nullopt, at.value_or("")); }));
-  // Strict UTF-8: bytes that are not text raise UnicodeDecodeError saying where.
-  PyObject* text = PyUnicode_DecodeUTF8(bytes.data(), static_cast<py::ssize_t>(bytes.size()),
-                                        "strict");
-  if (text == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::str>(text);
-}
-
-std::vector<DirEntry> List(const PyStore& s, const std::string& path,
-                           const std::optional<std::string>& at) {
-  auto open = s.Live();
-  return Take(WithoutGil([&] { return open->List(path, at.value_or("")); }));
-}
-
-Attributes Stat(const PyStore& s, const std::string& path, const std::optional<std::string>& at) {
-  auto open = s.Live();
-  return Take(WithoutGil([&] { return open->Stat(path, at.value_or("")); }));
-}
-
-bool Exists(const PyStore& s, const std::string& path, const std::optional<std::string>& at) {
-  auto open = s.Live();
-  return Take(WithoutGil([&] { return open->Exists(path, at.value_or("")); }));
-}
-
-Meta GetMeta(const PyStore& s, const std::string& path, const std::optional<std::string>& at) {
-  auto open = s.Live();
-  return Take(WithoutGil([&] { return open->Meta(path, at.value_or("")); }));
-}
-
-void MakeDirectory(const PyStore& s, const std::string& path, bool parents) {
-  auto open = s.Live();
-  Check(WithoutGil([&] { return open->MakeDirectory(path, parents); }));
-}
-
-void Remove(const PyStore& s, const std::string& path, bool recursive) {
-  auto open = s.Live();
-  Check(WithoutGil([&] { return open->Remove(path, recursive); }));
-}
-
-void Move(const PyStore& s, const std::string& from, const std::string& to, bool replace) {
-  auto open = s.Live();
-  Check(WithoutGil([&] { return open->Move(from, to, replace); }));
+  return StrictText(bytes);
 }
 
 }  // namespace
 
 void BindStoreFiles(py::class_<PyStore>& cls) {
-  cls.def("write", &Write, arg("path"), arg("data"), py::kw_only(), arg("meta") = py::none(),
+  cls.def("write",
+          Unlocked(+[](OpenStore& o, std::string path, std::string data, std::optional<Meta> meta) {
+            return o.Write(path, data, meta.value_or(Meta{}));
+          }),
+          arg("path"), arg("data"), py::kw_only(), arg("meta") = py::none(),
           "Creates or replaces the file at `path` with `data` (bytes, or str stored as UTF-8),\n"
           "making missing parent directories. meta: metadata keys and values for search's\n"
           "`where`, set in the same transaction (other keys of a replaced file stay).\n"
@@ -91,21 +50,49 @@ void BindStoreFiles(py::class_<PyStore>& cls) {
            "Raises NotFoundError, ConflictError (a directory), InvalidArgumentError.")
       .def("read_text", &ReadText, arg("path"), py::kw_only(), arg("at") = py::none(),
            "The whole file decoded as UTF-8 (UnicodeDecodeError if it is not).")
-      .def("list", &List, arg("path") = "", py::kw_only(), arg("at") = py::none(),
+      .def("list",
+           Unlocked(+[](OpenStore& o, std::string path, std::optional<std::string> at) {
+             return o.List(path, at.value_or(""));
+           }),
+           arg("path") = "", py::kw_only(), arg("at") = py::none(),
            "The entries of a directory, sorted by name.")
-      .def("stat", &Stat, arg("path"), py::kw_only(), arg("at") = py::none(),
+      .def("stat",
+           Unlocked(+[](OpenStore& o, std::string path, std::optional<std::string> at) {
+             return o.Stat(path, at.value_or(""));
+           }),
+           arg("path"), py::kw_only(), arg("at") = py::none(),
            "What the file, directory or link at `path` is. Raises NotFoundError.")
-      .def("exists", &Exists, arg("path"), py::kw_only(), arg("at") = py::none(),
+      .def("exists",
+           Unlocked(+[](OpenStore& o, std::string path, std::optional<std::string> at) {
+             return o.Exists(path, at.value_or(""));
+           }),
+           arg("path"), py::kw_only(), arg("at") = py::none(),
            "Whether anything is at `path`.")
-      .def("meta", &GetMeta, arg("path"), py::kw_only(), arg("at") = py::none(),
+      .def("meta",
+           Unlocked(+[](OpenStore& o, std::string path, std::optional<std::string> at) {
+             return o.Meta(path, at.value_or(""));
+           }),
+           arg("path"), py::kw_only(), arg("at") = py::none(),
            "The file's metadata keys and values (what search's `where` matches).")
-      .def("mkdir", &MakeDirectory, arg("path"), py::kw_only(), arg("parents") = false,
+      .def("mkdir",
+           Unlocked(+[](OpenStore& o, std::string path, bool parents) {
+             return o.MakeDirectory(path, parents);
+           }),
+           arg("path"), py::kw_only(), arg("parents") = false,
            "Makes a directory; with parents=True also the missing ones above it, and an\n"
            "existing directory is no error. Raises AlreadyExistsError, NotFoundError.")
-      .def("remove", &Remove, arg("path"), py::kw_only(), arg("recursive") = false,
+      .def("remove",
+           Unlocked(+[](OpenStore& o, std::string path, bool recursive) {
+             return o.Remove(path, recursive);
+           }),
+           arg("path"), py::kw_only(), arg("recursive") = false,
            "Removes a file or link; a directory (and all in it) only with recursive=True,\n"
            "else ConflictError.")
-      .def("move", &Move, arg("source"), arg("destination"), py::kw_only(), arg("replace") = false,
+      .def("move",
+           Unlocked(+[](OpenStore& o, std::string from, std::string to, bool replace) {
+             return o.Move(from, to, replace);
+           }),
+           arg("source"), arg("destination"), py::kw_only(), arg("replace") = false,
            "Renames, or moves into `destination` when that is a directory. An existing file\n"
            "there is replaced only with replace=True (else AlreadyExistsError).");
 }

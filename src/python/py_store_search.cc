@@ -106,13 +106,8 @@ with its best passages' terms. wait: index pending changes first, so what was
 just written is found (a read-only store searches what is indexed).
 Raises InvalidArgumentError for a bad argument, NotFoundError for an unknown
 snapshot.)")
-      .def(
-          "index_status",
-          [](const PyStore& s) {
-            auto open = s.Live();
-            return Take(WithoutGil([&] { return open->GetIndexStatus(); }));
-          },
-          "The search index's queue, embedder and models.")
+      .def("index_status", Unlocked(+[](OpenStore& o) { return o.GetIndexStatus(); }),
+           "The search index's queue, embedder and models.")
       .def(
           "wait_indexed",
           [](const PyStore& s, py::object progress) {

@@ -15,26 +15,6 @@ using py::arg;
 
 using Meta = std::map<std::string, std::string>;
 
-// A method that runs `call` on the open store without the GIL and returns its
-// value (or raises its failure). The argument types are spelled out, so
-// pybind11 sees the method's signature.
-template <typename T, typename... Args>
-auto Unlocked(Result<T> (*call)(OpenStore&, Args...)) {
-  return [call](const PyStore& s, Args... args) -> T {
-    auto open = s.Live();
-    return Take(WithoutGil([&] { return call(*open, args...); }));
-  };
-}
-
-// The same for calls that return only a Status.
-template <typename... Args>
-auto Unlocked(Status (*call)(OpenStore&, Args...)) {
-  return [call](const PyStore& s, Args... args) {
-    auto open = s.Live();
-    Check(WithoutGil([&] { return call(*open, args...); }));
-  };
-}
-
 void BindSnapshots(py::class_<PyStore>& cls) {
   cls.def("snapshot",
           Unlocked(+[](OpenStore& o, std::string name, std::string message, std::optional<Meta> meta) {

@@ -17,6 +17,8 @@ py::str Decode(const std::string& bytes, const char* errors) {
 
 py::str PathText(const std::string& bytes) { return Decode(bytes, "surrogateescape"); }
 
+py::str StrictText(const std::string& bytes) { return Decode(bytes, "strict"); }
+
 py::str SnippetText(const std::string& bytes) { return Decode(bytes, "replace"); }
 
 }  // namespace vexfs::python

@@ -14,6 +14,9 @@ namespace vexfs::python {
 
 // UTF-8, with other bytes as lone surrogates (surrogateescape). Needs the GIL.
 pybind11::str PathText(const std::string& bytes);
+// UTF-8 only: other bytes raise UnicodeDecodeError saying where (a file read as
+// text). Needs the GIL.
+pybind11::str StrictText(const std::string& bytes);
 // UTF-8, with other bytes as U+FFFD. Needs the GIL.
 pybind11::str SnippetText(const std::string& bytes);
 

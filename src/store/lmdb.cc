@@ -53,7 +53,6 @@ int ReserveLockFile(const std::string& dir) {
 struct OpenDirs {
   std::mutex mu;
   std::set<std::pair<dev_t, ino_t>> dirs;  // guarded by mu
-  pid_t pid = 0;                           // the process `dirs` is of; guarded by mu
 };
 
 OpenDirs& TheOpenDirs() {
@@ -65,7 +64,6 @@ OpenDirs& TheOpenDirs() {
                      [] {
                        OpenDirs& d = TheOpenDirs();
                        d.dirs.clear();
-                       d.pid = ::getpid();
                        d.mu.unlock();
                      });
     return dirs;
@@ -81,10 +79,6 @@ Result<std::optional<std::pair<dev_t, ino_t>>> ClaimDir(const std::string& dir) 
   std::pair<dev_t, ino_t> id{st.st_dev, st.st_ino};
   OpenDirs& open = TheOpenDirs();
   std::lock_guard<std::mutex> lock(open.mu);
-  if (open.pid != ::getpid()) {
-    open.dirs.clear();
-    open.pid = ::getpid();
-  }
   if (!open.dirs.insert(id).second) {
     return Status::Busy("the store in '" + dir +
                         "' is open in this process already: LMDB allows one open per "

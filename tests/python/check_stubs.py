@@ -67,7 +67,7 @@ def runtime_signature(function):
     return params
 
 
-def stub_signature(node: ast.FunctionDef):
+def declared_signature(node: ast.FunctionDef):
     args = node.args
     positional = args.posonlyargs + args.args
     defaults = ["<none>"] * (len(positional) - len(args.defaults)) + [
@@ -78,8 +78,8 @@ def stub_signature(node: ast.FunctionDef):
     return params
 
 
-def stub_functions(tree: ast.Module):
-    """(qualified name, FunctionDef) of every function and method in the stubs."""
+def declared_functions(tree: ast.Module):
+    """(qualified name, FunctionDef) of every function and method the .pyi declares."""
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             yield node.name, node
@@ -94,7 +94,7 @@ def compare_signatures() -> list:
     module = importlib.import_module("vexfs._vexfs")
     stub_path = pathlib.Path(module.__file__).with_name("_vexfs.pyi")
     problems = []
-    for name, node in stub_functions(ast.parse(stub_path.read_text())):
+    for name, node in declared_functions(ast.parse(stub_path.read_text())):
         if name.split(".")[-1].startswith("__"):
             continue  # protocol methods: pybind11 writes *args for __exit__
         target = module
@@ -106,11 +106,11 @@ def compare_signatures() -> list:
         if runtime is None:
             problems.append(f"{name}: no pybind11 signature in its docstring")
             continue
-        stub = stub_signature(node)
-        if runtime and runtime[0][0] == "self" and stub and stub[0][0] == "self":
-            runtime, stub = runtime[1:], stub[1:]
-        if runtime != stub:
-            problems.append(f"{name}: the module has {runtime}, the stub {stub}")
+        declared = declared_signature(node)
+        if runtime and runtime[0][0] == "self" and declared and declared[0][0] == "self":
+            runtime, declared = runtime[1:], declared[1:]
+        if runtime != declared:
+            problems.append(f"{name}: the module has {runtime}, the .pyi declares {declared}")
     return problems
 
 
