@@ -120,16 +120,16 @@ Status Filesystem::ReadTo(uint64_t ino, uint64_t fh, uint64_t offset, uint64_t l
     // transaction), so readers need not queue behind each other.
     if (!state->buffer) lock.unlock();
   }
-  const WriteBuffer* buffer = lock.owns_lock() ? &*state->buffer : nullptr;
-  uint64_t stored_length = buffer ? buffer->StoredLength(offset, length) : length;
+  const InodeState* buffered = lock.owns_lock() ? state.get() : nullptr;
+  uint64_t stored_length = buffered ? buffered->StoredLength(offset, length) : length;
   return View([&](TreeEditor& ed) -> Status {
     TreeEditor::ByteViews stored;
     if (stored_length > 0) VEXFS_RETURN_IF_ERROR(ed.ReadViews(ino, offset, stored_length, &stored));
-    if (!buffer) {
+    if (!buffered) {
       sink(stored.views);  // straight from the map, inside the transaction
       return Status::Ok();
     }
-    sink({buffer->Overlay(offset, length, stored.Join())});
+    sink({buffered->Overlay(offset, length, stored.Join())});
     return Status::Ok();
   });
 }
@@ -143,9 +143,9 @@ Result<size_t> Filesystem::Write(uint64_t ino, uint64_t /*fh*/, uint64_t offset,
   auto state = open_files_.Find(ino);
   if (!state) return Status::InvalidArgument("write to a file that is not open");
   {
-    std::lock_guard lock(state->mu);
+    std::unique_lock lock(state->mu);
     // Make room first: a write that fails must leave nothing of itself behind.
-    VEXFS_RETURN_IF_ERROR(FlushIfFull(ino, *state, data.size()));
+    VEXFS_RETURN_IF_ERROR(MakeRoom(ino, state, lock, data.size()));
     if (!state->buffer) {
       VEXFS_ASSIGN_OR_RETURN(Attributes attr, StoreAttr(ino));
       if (attr.type != FileType::kRegular) return Status::IsDirectory("not a regular file");
@@ -159,13 +159,52 @@ Result<size_t> Filesystem::Write(uint64_t ino, uint64_t /*fh*/, uint64_t offset,
   return data.size();
 }
 
-Status Filesystem::FlushIfFull(uint64_t ino, InodeState& state, uint64_t incoming) {
-  if (!state.buffer) return Status::Ok();
-  if (state.buffer->bytes() + incoming > options_.file_buffer_limit ||
-      open_files_.buffered_bytes + incoming > options_.total_buffer_limit) {
-    return FlushState(ino, state);
+Status Filesystem::MakeRoom(uint64_t ino, const std::shared_ptr<InodeState>& state,
+                            std::unique_lock<std::mutex>& lock, uint64_t incoming) {
+  if (!state->buffer) return Status::Ok();
+  if (open_files_.buffered_bytes + incoming > options_.total_buffer_limit) {
+    return FlushState(ino, *state, lock);  // memory pressure: no more in flight
   }
+  if (!options_.write_behind) {
+    if (state->buffer->bytes() + incoming <= options_.file_buffer_limit) return Status::Ok();
+    return FlushState(ino, *state, lock);
+  }
+  // Half the limit in `buffer`, half in `behind`: a file never holds more.
+  if (state->buffer->bytes() + incoming <= options_.file_buffer_limit / 2) return Status::Ok();
+  // One write-out per file at a time: a writer faster than the store waits here.
+  state->behind_done.wait(lock, [&] { return !state->behind_busy; });
+  // The last one failed: try it again now, and fail this write if it fails.
+  if (state->behind) return FlushState(ino, *state, lock);
+  if (!state->buffer->empty()) StartWriteBehind(ino, state);
   return Status::Ok();
+}
+
+void Filesystem::StartWriteBehind(uint64_t ino, const std::shared_ptr<InodeState>& state) {
+  const uint64_t size = state->buffer->size();
+  const TimeNs mtime = state->buffer->mtime();
+  state->behind = std::make_shared<const WriteBuffer>(std::move(*state->buffer));
+  state->buffer.emplace(size, mtime);
+  state->behind_busy = true;
+  write_behind_.Post([this, ino, state] { WriteOutBehind(ino, state); });
+}
+
+void Filesystem::WriteOutBehind(uint64_t ino, const std::shared_ptr<InodeState>& state) {
+  std::shared_ptr<const WriteBuffer> behind;
+  {
+    std::lock_guard lock(state->mu);
+    behind = state->behind;
+  }
+  // Without the file's lock: its writer goes on meanwhile. Readers overlay
+  // `behind` until it is dropped below, so they see the same bytes whether
+  // their snapshot of the store is from before this commit or after it.
+  Status st = Edit([&](TreeEditor& ed) { return behind->ApplyTo(ed, ino); });
+  std::lock_guard lock(state->mu);
+  if (st.ok()) {
+    open_files_.buffered_bytes -= behind->bytes();
+    state->behind.reset();
+  }
+  state->behind_busy = false;
+  state->behind_done.notify_all();
 }
 
 void Filesystem::FlushOthers(uint64_t except) {
@@ -174,20 +213,28 @@ void Filesystem::FlushOthers(uint64_t except) {
   for (auto& [ino, state] : open_files_.All()) {
     if (open_files_.buffered_bytes <= options_.total_buffer_limit / 2) break;
     if (ino == except) continue;
-    std::lock_guard lock(state->mu);
+    std::unique_lock lock(state->mu);
     // A failure keeps the bytes buffered; close() or fsync() reports it.
-    (void)FlushState(ino, *state);
+    (void)FlushState(ino, *state, lock);
   }
   relieving_ = false;
 }
 
 void Filesystem::ForgetBuffer(InodeState& state) {
-  if (!state.buffer) return;
-  open_files_.buffered_bytes -= state.buffer->bytes();
+  open_files_.buffered_bytes -= state.BufferedBytes();
   state.buffer.reset();
+  state.behind.reset();
 }
 
-Status Filesystem::FlushState(uint64_t ino, InodeState& state) {
+Status Filesystem::FlushState(uint64_t ino, InodeState& state,
+                              std::unique_lock<std::mutex>& lock) {
+  state.behind_done.wait(lock, [&] { return !state.behind_busy; });
+  if (state.behind) {
+    // A write-out that failed in the background: its bytes go first.
+    VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) { return state.behind->ApplyTo(ed, ino); }));
+    open_files_.buffered_bytes -= state.behind->bytes();
+    state.behind.reset();
+  }
   if (!state.buffer) return Status::Ok();
   if (!state.buffer->empty()) {
     // On failure (a full store, say) the bytes stay buffered for a retry.
@@ -200,8 +247,8 @@ Status Filesystem::FlushState(uint64_t ino, InodeState& state) {
 Status Filesystem::Flush(uint64_t ino, uint64_t /*fh*/) {
   auto state = IsVirtualIno(ino) ? nullptr : open_files_.Find(ino);
   if (!state) return Status::Ok();
-  std::lock_guard lock(state->mu);
-  return FlushState(ino, *state);
+  std::unique_lock lock(state->mu);
+  return FlushState(ino, *state, lock);
 }
 
 Status Filesystem::Release(uint64_t ino, uint64_t fh) {
@@ -214,8 +261,8 @@ Status Filesystem::Release(uint64_t ino, uint64_t fh) {
   if (!state) return Status::Ok();
   Status flushed;
   {
-    std::lock_guard lock(state->mu);
-    flushed = FlushState(ino, *state);
+    std::unique_lock lock(state->mu);
+    flushed = FlushState(ino, *state, lock);
   }
   std::unique_lock ns(namespace_mu_);
   if (!open_files_.Release(ino)) return flushed;
@@ -223,9 +270,9 @@ Status Filesystem::Release(uint64_t ino, uint64_t fh) {
     // What could not be flushed by now was reported to close() already; the
     // last handle is gone, so the bytes are too. The log says so.
     std::lock_guard lock(state->mu);
-    if (state->buffer && !state->buffer->empty()) {
+    if (state->BufferedBytes() > 0) {
       std::fprintf(stderr, "vexfs mount: dropping %llu unwritten bytes of inode %llu: %s\n",
-                   static_cast<unsigned long long>(state->buffer->bytes()),
+                   static_cast<unsigned long long>(state->BufferedBytes()),
                    static_cast<unsigned long long>(ino), flushed.ToString().c_str());
     }
     ForgetBuffer(*state);
@@ -253,7 +300,7 @@ Result<std::unique_lock<std::mutex>> Filesystem::FlushAndHold(uint64_t ino) {
   std::unique_lock<std::mutex> lock;
   if (state) {
     lock = std::unique_lock(state->mu);
-    VEXFS_RETURN_IF_ERROR(FlushState(ino, *state));
+    VEXFS_RETURN_IF_ERROR(FlushState(ino, *state, lock));
   }
   return lock;
 }
@@ -317,8 +364,8 @@ Status Filesystem::SyncIfDirty() {
 Status Filesystem::FlushAll() {
   Status first;
   for (auto& [ino, state] : open_files_.All()) {
-    std::lock_guard lock(state->mu);
-    Status st = FlushState(ino, *state);
+    std::unique_lock lock(state->mu);
+    Status st = FlushState(ino, *state, lock);
     if (first.ok()) first = st;
   }
   Status synced = SyncStore();

@@ -7,7 +7,8 @@
 //
 // Writes are buffered per inode (write_buffer.h) and reach the store in one
 // transaction at flush (each close), fsync, release, an attribute change, or when
-// the buffer passes its limits. Commits are not synced one by one: fsync and
+// the buffer passes its limits; a file's full buffer is written out in the
+// background while its writer goes on (write_behind.h). Commits are not synced one by one: fsync and
 // fdatasync sync the store before they return, and a background thread syncs
 // about once a second (docs/mount.md).
 //
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "fuse/open_files.h"
+#include "fuse/write_behind.h"
 #include "vexfs/index.h"
 #include "vexfs/store.h"
 
@@ -70,6 +72,9 @@ struct FilesystemOptions {
   bool read_only = false;
   // Buffered writes are flushed when one file holds more than this ...
   uint64_t file_buffer_limit = uint64_t{16} << 20;
+  // ... in the background, half of it at a time, while the other half buffers
+  // the writes that follow (false: in the write that passes the limit).
+  bool write_behind = true;
   // ... or all files together hold more than this.
   uint64_t total_buffer_limit = uint64_t{256} << 20;
 };
@@ -171,10 +176,18 @@ class Filesystem {
   Result<Attributes> CurrentAttr(uint64_t ino);
   // `attr` as read from the store, corrected if the file has buffered writes.
   Result<Attributes> WithBuffer(const Attributes& attr);
-  Status FlushState(uint64_t ino, InodeState& state);
+  // Writes both of the file's buffers to the store, waiting first for one in
+  // the background. `lock` holds state.mu.
+  Status FlushState(uint64_t ino, InodeState& state, std::unique_lock<std::mutex>& lock);
   Result<std::unique_lock<std::mutex>> FlushAndHold(uint64_t ino);
-  // Flushes `state` if `incoming` more bytes would pass a buffer limit.
-  Status FlushIfFull(uint64_t ino, InodeState& state, uint64_t incoming);
+  // Before `incoming` more bytes are buffered: writes the buffer out, or hands
+  // it to the background, if they would pass a buffer limit.
+  Status MakeRoom(uint64_t ino, const std::shared_ptr<InodeState>& state,
+                  std::unique_lock<std::mutex>& lock, uint64_t incoming);
+  // Moves the file's full buffer to `behind` and posts its write-out.
+  void StartWriteBehind(uint64_t ino, const std::shared_ptr<InodeState>& state);
+  // The background half: writes `behind` out (runs on write_behind_'s thread).
+  void WriteOutBehind(uint64_t ino, const std::shared_ptr<InodeState>& state);
   // Under memory pressure: flushes other files' buffers (their locks are taken
   // one at a time, never while holding another's).
   void FlushOthers(uint64_t except);
@@ -225,6 +238,9 @@ class Filesystem {
 
   std::atomic<bool> unsynced_{false};
   std::atomic<bool> relieving_{false};  // a FlushOthers is running
+  // Last, so it is destroyed first: write-outs still queued run while the rest
+  // of the file system exists.
+  WriteBehind write_behind_;
 };
 
 }  // namespace vexfs::fuse

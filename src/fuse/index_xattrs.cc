@@ -43,8 +43,8 @@ Status Filesystem::SetIndexXattr(uint64_t ino, std::string_view name, std::strin
   std::memcpy(values.data(), value.data(), value.size());  // x86-64 and ARM: little-endian
   // The vector belongs to the file's current content, so buffered writes go first.
   if (auto state = open_files_.Find(ino)) {
-    std::lock_guard lock(state->mu);
-    VEXFS_RETURN_IF_ERROR(FlushState(ino, *state));
+    std::unique_lock lock(state->mu);
+    VEXFS_RETURN_IF_ERROR(FlushState(ino, *state, lock));
   }
   VEXFS_ASSIGN_OR_RETURN(std::string path, PathOf(ino));
   return index_->SetVector(path, model, values, branch_);

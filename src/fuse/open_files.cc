@@ -3,6 +3,21 @@
 
 namespace vexfs::fuse {
 
+uint64_t InodeState::StoredLength(uint64_t offset, uint64_t length) const {
+  // The store holds the file below the older buffer's size; the newer buffer
+  // only ever grew from there.
+  return behind ? behind->StoredLength(offset, length) : buffer->StoredLength(offset, length);
+}
+
+std::string InodeState::Overlay(uint64_t offset, uint64_t length, std::string_view stored) const {
+  if (!behind) return buffer->Overlay(offset, length, stored);
+  return buffer->Overlay(offset, length, behind->Overlay(offset, length, stored));
+}
+
+uint64_t InodeState::BufferedBytes() const {
+  return (buffer ? buffer->bytes() : 0) + (behind ? behind->bytes() : 0);
+}
+
 std::shared_ptr<InodeState> OpenFiles::Acquire(uint64_t ino) {
   std::lock_guard lock(mu_);
   auto& state = states_[ino];

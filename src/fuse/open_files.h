@@ -1,14 +1,23 @@
 // What the mount knows about files beyond the store: which inodes have open
 // handles (an unlinked file must live until its last close) and their buffered
 // writes. One InodeState per inode with open handles, shared by all of them.
+//
+// A file's writes are in at most two buffers: `buffer`, which takes new writes,
+// and `behind`, an older full one being written out in the background
+// (write_behind.h). Reads see the store, then `behind`, then `buffer`; `behind`
+// exists only beside a `buffer`, so a file without `buffer` has nothing
+// buffered.
 #ifndef VEXFS_FUSE_OPEN_FILES_H_
 #define VEXFS_FUSE_OPEN_FILES_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -18,9 +27,23 @@
 namespace vexfs::fuse {
 
 struct InodeState {
-  std::mutex mu;  // guards `buffer`; taken before any store transaction
+  std::mutex mu;  // guards the members below but `handles`; taken before any store transaction
   std::optional<WriteBuffer> buffer;
+  // Handed to the background writer while `behind_busy`; still here after that
+  // only if writing it out failed: the file's next write, flush or close writes
+  // it out first, or reports why it cannot.
+  std::shared_ptr<const WriteBuffer> behind;
+  bool behind_busy = false;
+  std::condition_variable behind_done;  // notified when behind_busy turns false
   uint32_t handles = 0;  // guarded by OpenFiles' table lock
+
+  // How many bytes from `offset` to ask the store for (none past the size).
+  uint64_t StoredLength(uint64_t offset, uint64_t length) const;
+  // Bytes [offset, offset + length) with both buffers applied over `stored`,
+  // StoredLength() bytes of the store from `offset`. Needs `buffer`.
+  std::string Overlay(uint64_t offset, uint64_t length, std::string_view stored) const;
+  // Bytes held by both buffers.
+  uint64_t BufferedBytes() const;
 };
 
 class OpenFiles {

@@ -27,8 +27,9 @@ namespace vexfs::fuse {
 
 class WriteBuffer {
  public:
-  // `store_size`: the file's size in the store when buffering starts.
-  explicit WriteBuffer(uint64_t store_size) : size_(store_size) {}
+  // `store_size`: the file's size when buffering starts; `mtime`: when it was
+  // last written, if by a buffer still on its way to the store.
+  explicit WriteBuffer(uint64_t store_size, TimeNs mtime = 0) : size_(store_size), mtime_(mtime) {}
 
   void Write(uint64_t offset, std::string_view data);
 

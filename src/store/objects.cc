@@ -135,12 +135,19 @@ struct ZstdCCtxFree {
 std::string MaybeCompress(std::string_view payload) {
   if (payload.size() < kMinCompressSize) return {};
   thread_local std::unique_ptr<ZSTD_CCtx, ZstdCCtxFree> cctx(ZSTD_createCCtx());
-  std::string out(ZSTD_compressBound(payload.size()), '\0');
-  size_t n = ZSTD_compressCCtx(cctx.get(), out.data(), out.size(), payload.data(),
-                               payload.size(), 1);
-  if (ZSTD_isError(n) || n > payload.size() - payload.size() / 16) return {};
-  out.resize(n);
-  return out;
+  // Room for just what is worth keeping: a frame that does not fit is an error,
+  // which means "store it raw". The scratch space is reused, not zeroed for
+  // every chunk (on incompressible data that zeroing was a pass of its own).
+  const size_t worth = payload.size() - payload.size() / 16;
+  thread_local std::unique_ptr<char[]> scratch;
+  thread_local size_t scratch_size = 0;
+  if (scratch_size < worth) {
+    scratch = std::make_unique_for_overwrite<char[]>(worth);
+    scratch_size = worth;
+  }
+  size_t n = ZSTD_compressCCtx(cctx.get(), scratch.get(), worth, payload.data(), payload.size(), 1);
+  if (ZSTD_isError(n)) return {};
+  return std::string(scratch.get(), n);
 }
 
 }  // namespace

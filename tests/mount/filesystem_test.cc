@@ -1,5 +1,7 @@
 // The mount's Filesystem class without the kernel: when buffered writes reach the
-// store (limits per file and over all files) and what a failed write leaves.
+// store (limits per file and over all files, written out in the write that
+// passes a limit or in the background), what a failed write leaves, and that
+// reads see every acknowledged byte meanwhile.
 #include "fuse/filesystem.h"
 
 #include <fcntl.h>
@@ -7,7 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <random>
 #include <string>
+#include <thread>
 
 #include "test_util.h"
 
@@ -40,6 +45,16 @@ class FilesystemTest : public ::testing::Test {
                         : std::make_pair(uint64_t{0}, uint64_t{0});
   }
 
+  // Waits up to 10 s for the store to hold `size` bytes of `name`.
+  bool StoredSizeBecomes(const std::string& name, uint64_t size) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (StoredSize(name) != size) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+  }
+
   // The size the store holds, what another process would see.
   uint64_t StoredSize(const std::string& name) {
     auto tree = store_->Tree();
@@ -56,6 +71,7 @@ class FilesystemTest : public ::testing::Test {
 TEST_F(FilesystemTest, AFileOverItsLimitWritesOutBeforeBufferingMore) {
   FilesystemOptions options;
   options.file_buffer_limit = 64 * kKiB;
+  options.write_behind = false;
   Start(options);
   auto [ino, fh] = CreateFile("f");
   const std::string block(60 * kKiB, 'a');
@@ -68,6 +84,29 @@ TEST_F(FilesystemTest, AFileOverItsLimitWritesOutBeforeBufferingMore) {
   EXPECT_EQ(attr->size, 70 * kKiB);  // readers see the buffered bytes too
   ASSERT_TRUE(fs_->Release(ino, fh).ok());
   EXPECT_EQ(StoredSize("f"), 70 * kKiB);
+}
+
+TEST_F(FilesystemTest, AFileOverHalfItsLimitWritesOutInTheBackgroundWhileItsWriterGoesOn) {
+  FilesystemOptions options;
+  options.file_buffer_limit = 64 * kKiB;
+  Start(options);
+  auto [ino, fh] = CreateFile("f");
+  const std::string first(30 * kKiB, 'a'), second(10 * kKiB, 'b'), third(25 * kKiB, 'c');
+  ASSERT_TRUE(fs_->Write(ino, fh, 0, first).ok());
+  ASSERT_TRUE(fs_->Write(ino, fh, first.size(), second).ok());
+  EXPECT_EQ(StoredSize("f"), 0u);  // 40 KiB: past half the limit, but nothing is full yet
+  // The next write would pass half the limit: the 40 KiB go out in the
+  // background, and this write is buffered at once.
+  ASSERT_TRUE(fs_->Write(ino, fh, 40 * kKiB, third).ok());
+  EXPECT_TRUE(StoredSizeBecomes("f", 40 * kKiB));  // with no close, flush or fsync
+  auto attr = fs_->GetAttr(ino);
+  ASSERT_TRUE(attr.ok());
+  EXPECT_EQ(attr->size, 65 * kKiB);
+  auto all = fs_->Read(ino, fh, 0, 100 * kKiB);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(*all, first + second + third);
+  ASSERT_TRUE(fs_->Release(ino, fh).ok());
+  EXPECT_EQ(StoredSize("f"), 65 * kKiB);
 }
 
 TEST_F(FilesystemTest, MemoryPressureWritesOutOtherFiles) {
@@ -88,9 +127,70 @@ TEST_F(FilesystemTest, MemoryPressureWritesOutOtherFiles) {
   EXPECT_EQ(StoredSize("b"), 60 * kKiB);
 }
 
-TEST_F(FilesystemTest, AWriteThatCannotBeMadeRoomForLeavesNothing) {
+// The tests below run with full buffers written out in the background and in
+// the write that fills them.
+class BufferModeTest : public FilesystemTest, public ::testing::WithParamInterface<bool> {};
+
+INSTANTIATE_TEST_SUITE_P(BothModes, BufferModeTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Behind" : "InTheWrite"; });
+
+// Reads, sizes and truncates against a model of the file while a writer keeps
+// passing the write-behind limit: whatever the background writer is doing, every
+// acknowledged byte reads back, in both modes.
+TEST_P(BufferModeTest, RandomWritesReadsAndTruncatesMatchAModel) {
+  const bool behind = GetParam();
+  FilesystemOptions options;
+  options.file_buffer_limit = 48 * kKiB;
+  options.write_behind = behind;
+  Start(options);
+  auto [ino, fh] = CreateFile("f");
+  std::string model;
+  std::mt19937_64 rng(behind ? 7 : 8);
+  auto below = [&](uint64_t n) { return n == 0 ? 0 : rng() % n; };
+  for (int step = 0; step < 3000; ++step) {
+    uint64_t kind = below(100);
+    if (kind < 60) {
+      uint64_t offset = below(model.size() + 8 * kKiB), length = 1 + below(12 * kKiB);
+      std::string data = test::RandomBytes(step, length);
+      ASSERT_TRUE(fs_->Write(ino, fh, offset, data).ok()) << step;
+      if (model.size() < offset + length) model.resize(offset + length, '\0');
+      model.replace(offset, length, data);
+    } else if (kind < 90) {
+      uint64_t offset = below(model.size() + 1024), length = 1 + below(20 * kKiB);
+      auto got = fs_->Read(ino, fh, offset, length);
+      ASSERT_TRUE(got.ok()) << step;
+      std::string want = offset >= model.size() ? "" : model.substr(offset, length);
+      ASSERT_TRUE(*got == want) << "step " << step << ": read of " << length << " bytes at "
+                              << offset << " differs (" << got->size() << " bytes)";
+    } else if (kind < 95) {
+      auto attr = fs_->GetAttr(ino);
+      ASSERT_TRUE(attr.ok());
+      ASSERT_EQ(attr->size, model.size()) << step;
+    } else if (kind < 98) {
+      SetAttrRequest truncate;
+      truncate.size = below(model.size() + 4 * kKiB);
+      ASSERT_TRUE(fs_->SetAttr(ino, truncate).ok()) << step;
+      model.resize(*truncate.size, '\0');
+    } else {
+      ASSERT_TRUE(fs_->Flush(ino, fh).ok()) << step;
+      ASSERT_EQ(StoredSize("f"), model.size()) << step;
+    }
+  }
+  ASSERT_TRUE(fs_->Release(ino, fh).ok());
+  auto tree = store_->Tree();
+  ASSERT_TRUE(tree.ok());
+  auto stored = (*tree)->ReadAll("f");
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  EXPECT_TRUE(*stored == model) << "the store's copy differs";
+}
+
+// With write-behind the store fills up in the background: the write-out that
+// fails keeps its bytes, and the file's next write that needs room tries it
+// again and fails in its place.
+TEST_P(BufferModeTest, AWriteThatCannotBeMadeRoomForLeavesNothing) {
   FilesystemOptions options;
   options.file_buffer_limit = 256 * kKiB;
+  options.write_behind = GetParam();
   Start(options, 4 << 20);  // a 4 MiB store fills up quickly
   auto [ino, fh] = CreateFile("f");
   uint64_t written = 0;
