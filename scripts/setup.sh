@@ -17,6 +17,7 @@ PACKAGES=(
   iproute2
   python3-dev python3-venv python3-pip python3-setuptools python3-wheel pybind11-dev
   python3-pytest python3-mypy
+  python3-torch python3-onnx
 )
 # llama.cpp comes from the npm registry (scripts/fetch_llama.sh); Debian's nodejs
 # and npm are installed only where no npm is on the machine already.
@@ -41,4 +42,5 @@ fi
 "$(dirname "$0")/fetch_llama.sh"
 "$(dirname "$0")/fetch_glove.sh"
 "$(dirname "$0")/fetch_mcp_client.sh"
+"$(dirname "$0")/fetch_onnx_adapter.sh"
 echo "setup: done"

@@ -95,14 +95,17 @@ const llama_vocab* Model::vocab() const { return llama_model_get_vocab(model_); 
 
 Result<std::vector<int32_t>> Model::Tokenize(const std::string& text) const {
   const bool add_bos = llama_vocab_get_add_bos(vocab());
+  // Control tokens written in the text ("<|im_start|>" of a chat template) are
+  // those tokens, as llama.cpp's own tools and Hugging Face tokenizers read them.
+  const bool parse_special = true;
   const int32_t text_len = static_cast<int32_t>(text.size());
   std::vector<int32_t> tokens(text.size() + 2);
   int32_t n = llama_tokenize(vocab(), text.data(), text_len, tokens.data(),
-                             static_cast<int32_t>(tokens.size()), add_bos, false);
+                             static_cast<int32_t>(tokens.size()), add_bos, parse_special);
   if (n < 0) {
     tokens.resize(static_cast<size_t>(-n));
     n = llama_tokenize(vocab(), text.data(), text_len, tokens.data(),
-                       static_cast<int32_t>(tokens.size()), add_bos, false);
+                       static_cast<int32_t>(tokens.size()), add_bos, parse_special);
   }
   if (n < 0) return Status::InvalidArgument("the prompt could not be tokenized");
   tokens.resize(static_cast<size_t>(n));

@@ -8,9 +8,12 @@
 #include <cstring>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "common/file_util.h"
 #include "fuzz/seed_corpus.h"
 #include "usxf/format.h"
+#include "vexfs/kv/hf_layout.h"
 #include "vexfs/kv/state_file.h"
 #include "vexfs/usxf.h"
 
@@ -20,6 +23,35 @@ namespace {
 bool IsUsxf(std::string_view bytes) {
   return bytes.size() >= sizeof(usxf::kMagic) &&
          std::memcmp(bytes.data(), usxf::kMagic, sizeof(usxf::kMagic)) == 0;
+}
+
+constexpr std::string_view kHfPrefix = "vexfs-hf\n";
+
+// Splits an HF export input: the prefix, then the manifest and the cache, each
+// after a 4-byte little-endian length, then the next-token logits to the end.
+bool SplitHf(std::string_view bytes, HfExport* out) {
+  bytes.remove_prefix(kHfPrefix.size());
+  std::string* parts[] = {&out->manifest_json, &out->cache};
+  for (std::string* part : parts) {
+    if (bytes.size() < 4) return false;
+    uint32_t n = 0;
+    for (int i = 3; i >= 0; --i) n = (n << 8) | static_cast<uint8_t>(bytes[i]);
+    bytes.remove_prefix(4);
+    if (bytes.size() < n) return false;
+    part->assign(bytes.substr(0, n));
+    bytes.remove_prefix(n);
+  }
+  out->next_logits.assign(bytes);
+  return true;
+}
+
+std::string JoinHf(const HfExport& in) {
+  std::string out(kHfPrefix);
+  for (const std::string* part : {&in.manifest_json, &in.cache}) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(part->size() >> (8 * i)));
+    out += *part;
+  }
+  return out + in.next_logits;
 }
 
 
@@ -86,6 +118,37 @@ std::string CheckStateFile(std::string_view bytes, bool* decoded) {
   return b->reference ? CheckReferenceRoundTrip(*b->reference) : "";
 }
 
+// What decodes is a consistent state whose cache, put back into the layout,
+// is the input's bytes exactly; what is refused names the manifest or the
+// layout's limits.
+std::string CheckHfExport(std::string_view bytes, bool* decoded) {
+  HfExport in;
+  if (!SplitHf(bytes, &in)) return "";
+  Result<StateBundle> b = BundleFromHf(in);
+  if (!b.ok()) {
+    const StatusCode code = b.status().code();
+    if ((code != StatusCode::kCorruption && code != StatusCode::kNotSupported) ||
+        b.status().message().rfind("HF cache manifest: ", 0) != 0) {
+      return "a refused HF export does not name its manifest: " + b.status().ToString();
+    }
+    return "";
+  }
+  *decoded = true;
+  if (Status st = b->info.Validate(); !st.ok()) return "an imported state's KV info does not validate: " + st.ToString();
+  const auto expected = CacheBytes(b->kv.type, b->info);
+  if (b->kv.type != CacheType::kF32 || !expected.ok() || b->kv.data.size() != *expected ||
+      b->kv.n_tokens != b->info.n_tokens()) {
+    return "an imported cache does not hold what its KV info describes";
+  }
+  Result<HfCache> back = ToHfLayout(b->info, b->kv);
+  if (!back.ok()) return "an imported cache does not convert back: " + back.status().ToString();
+  if (back->data.size() * sizeof(float) != in.cache.size() ||
+      std::memcmp(back->data.data(), in.cache.data(), in.cache.size()) != 0) {
+    return "an imported cache converts back to other bytes";
+  }
+  return b->reference ? CheckReferenceRoundTrip(*b->reference) : "";
+}
+
 [[noreturn]] void Die(const std::string& what) {
   std::fprintf(stderr, "kv state seeds: %s\n", what.c_str());
   std::abort();
@@ -125,12 +188,36 @@ std::string Written(const std::string& dir, const std::string& name, const State
   return std::move(*bytes);
 }
 
+// An export of SmallKv(32)'s shape as the ONNX Runtime adapter writes one.
+std::string SmallHfExport(bool with_reference) {
+  const usxf::KvCacheInfo kv = usxf::fuzz::SmallKv(32);
+  nlohmann::json m = {{"format", "vexfs-kv-hf-v1"}, {"layout", "hf"}, {"dtype", "float32"}, {"arch", kv.arch},
+                      {"weights_fingerprint", usxf::HexOf(kv.weights_fingerprint)},
+                      {"hparams_fingerprint", usxf::HexOf(kv.hparams_fingerprint)},
+                      {"tokenizer_fingerprint", usxf::HexOf(kv.tokenizer_fingerprint)},
+                      {"n_layers", kv.n_layers}, {"n_heads", kv.n_heads[0]}, {"n_kv_heads", kv.n_kv_heads[0]},
+                      {"head_dim", kv.k_head_dim[0]}, {"n_tokens", kv.n_tokens()}, {"rope", "neox"},
+                      {"rope_freq_base", kv.rope_freq_base}, {"k_after_rope", true}, {"tokens", kv.token_ids},
+                      {"runtime", "fuzz seed"}, {"cache", "cache.f32"}, {"next_logits", "next_logits.f32"},
+                      {"n_vocab", 2048}};
+  if (with_reference) m["reference"] = nlohmann::json::parse(EncodeReference(SmallReference()));
+  HfExport in;
+  in.manifest_json = m.dump();
+  std::vector<float> values(kv.ElementCount());
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 97) * 0.25f - 12.0f;
+  in.cache.assign(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+  std::vector<float> logits(2048, 0.5f);
+  in.next_logits.assign(reinterpret_cast<const char*>(logits.data()), logits.size() * sizeof(float));
+  return JoinHf(in);
+}
+
 }  // namespace
 
 std::string CheckStateInput(std::string_view bytes, bool* decoded) {
   bool ignored = false;
   if (decoded == nullptr) decoded = &ignored;
   *decoded = false;
+  if (bytes.substr(0, kHfPrefix.size()) == kHfPrefix) return CheckHfExport(bytes, decoded);
   return IsUsxf(bytes) ? CheckStateFile(bytes, decoded) : CheckReferenceText(bytes, decoded);
 }
 
@@ -147,6 +234,8 @@ std::vector<std::pair<std::string, std::string>> KvStateSeeds() {
   std::filesystem::remove_all(dir, ec);
   seeds.emplace_back("reference", EncodeReference(SmallReference()));
   seeds.emplace_back("reference_empty", R"({"format":"vexfs-kv-reference-v1","steps":[]})");
+  seeds.emplace_back("hf_export_reference", SmallHfExport(true));
+  seeds.emplace_back("hf_export", SmallHfExport(false));
   return seeds;
 }
 

@@ -14,8 +14,12 @@
 namespace vexfs::kv::fuzz {
 
 // An input that starts with the USXF magic is a whole state file, decoded with
-// DecodeStateFile; any other input is the JSON text of a kv.reference section,
-// decoded with DecodeReference (the direct route to the JSON reader). What
+// DecodeStateFile; one that starts with "vexfs-hf\n" is a KV cache another
+// runtime exported (manifest and cache each after a 4-byte little-endian length,
+// then the next-token logits), decoded with BundleFromHf (hf_layout.h), whose
+// cache must convert back to the same bytes; any other input is the JSON text of
+// a kv.reference section, decoded with DecodeReference (the direct route to the
+// JSON reader). What
 // decodes must be consistent: the KV info validates and the cache holds exactly
 // the bytes it describes, and a reference encodes to text that decodes to the
 // same reference and encodes the same again. A refused reference must be
@@ -26,7 +30,8 @@ namespace vexfs::kv::fuzz {
 std::string CheckStateInput(std::string_view bytes, bool* decoded = nullptr);
 
 // Valid inputs as (name, bytes): state files written by WriteStateFile (f16, q8_0
-// and rotated f32 caches, with and without a reference) and reference texts.
+// and rotated f32 caches, with and without a reference), reference texts and HF
+// exports.
 // Every one decodes. Aborts if the writer refuses one.
 std::vector<std::pair<std::string, std::string>> KvStateSeeds();
 

@@ -2,7 +2,8 @@
 // and the sanitizer builds: the seeds, which must all decode; single-byte changes
 // of the seed files, as given and with their checksums repaired the way the
 // fuzzer's mutator does; every truncation and byte change of the reference
-// texts; and every input saved under tests/fuzz/kv_state_regressions/.
+// texts; changes and truncations of the HF exports; and every input saved under
+// tests/fuzz/kv_state_regressions/.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -29,12 +30,38 @@ size_t HeaderEnd(const std::string& file) {
 
 TEST(KvStateFuzzTest, EverySeedDecodes) {
   const auto seeds = KvStateSeeds();
-  ASSERT_EQ(seeds.size(), 5u);
+  ASSERT_EQ(seeds.size(), 7u);
   for (const auto& [name, bytes] : seeds) {
     bool decoded = false;
     EXPECT_EQ(CheckStateInput(bytes, &decoded), "") << name;
     EXPECT_TRUE(decoded) << name << " does not decode, so nothing of it was checked";
   }
+}
+
+bool IsHfExport(const std::string& bytes) { return bytes.rfind("vexfs-hf\n", 0) == 0; }
+
+// Every byte of the manifest and a sample of the floats, changed, and every
+// truncation: refused naming the manifest, or decoded consistently.
+TEST(KvStateFuzzTest, ChangedHfExportsAreRefusedOrConsistent) {
+  size_t exports = 0, refused = 0;
+  for (const auto& [name, input] : KvStateSeeds()) {
+    if (!IsHfExport(input)) continue;
+    ++exports;
+    for (size_t at = 0; at < input.size(); at += at < 4096 ? 1 : 97) {
+      for (char delta : {'\x01', '\x80'}) {
+        std::string changed = input;
+        changed[at] = static_cast<char>(changed[at] ^ delta);
+        bool decoded = false;
+        ASSERT_EQ(CheckStateInput(changed, &decoded), "") << name << " byte " << at;
+        refused += !decoded;
+      }
+    }
+    for (size_t n = 0; n < input.size(); n += n < 4096 ? 1 : 509) {
+      ASSERT_EQ(CheckStateInput(input.substr(0, n)), "") << name << " cut to " << n;
+    }
+  }
+  EXPECT_EQ(exports, 2u);
+  EXPECT_GT(refused, 0u) << "no changed export was refused: the checks see nothing";
 }
 
 TEST(KvStateFuzzTest, ChangedFilesAreRefusedOrConsistent) {

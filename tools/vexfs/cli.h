@@ -110,6 +110,8 @@ struct KvServeHook {
       start;
 };
 void AddKvNetCommands(CLI::App& kv, Context& ctx, KvServeHook hook = {});  // cmd_kv_net.cc
+void AddKvInspectCommands(CLI::App& kv, Context& ctx);  // cmd_kv_inspect.cc
+void AddKvHfCommands(CLI::App& kv, Context& ctx);       // cmd_kv_hf.cc
 void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cmd_maintenance.cc
 void AddSearchCommands(CLI::App& app, Context& ctx);       // cmd_search.cc
 void AddMountCommands(CLI::App& app, Context& ctx);        // cmd_mount.cc

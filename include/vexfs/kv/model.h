@@ -59,7 +59,7 @@ class Model {
   const llama_vocab* vocab() const;
 
   // Token ids of `text` as the model's tokenizer splits it (with BOS when the
-  // model asks for one).
+  // model asks for one); control tokens written in the text are those tokens.
   Result<std::vector<int32_t>> Tokenize(const std::string& text) const;
   // The text of `tokens`, for showing a continuation.
   std::string Detokenize(const std::vector<int32_t>& tokens) const;
