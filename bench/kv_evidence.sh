@@ -74,6 +74,11 @@ ip netns exec "$A" "$VEXFS" --json kv restore --model "$MODEL" "$RECEIVED" --key
 
 python3 "$ROOT/bench/kv_evidence_render.py" --work "$WORK" --model "$MODEL" --tokens "$TOKENS" \
   --verify-exit "$rc" --command "bench/kv_evidence.sh$( [[ $TOKENS != 2016 ]] && echo " --tokens $TOKENS")" \
-  >"$OUTPUT"
+  >"$WORK/evidence.md"
+# bench/onnx_evidence.sh owns the "Across runtimes" section: keep it.
+if [[ -f $OUTPUT ]] && grep -q '^## Across runtimes' "$OUTPUT"; then
+  { echo; sed -n '/^## Across runtimes/,$p' "$OUTPUT"; } >>"$WORK/evidence.md"
+fi
+cp "$WORK/evidence.md" "$OUTPUT"
 echo "== wrote $OUTPUT" >&2
 [[ $rc == 0 ]] || fail "kv verify did not pass (exit $rc); see $OUTPUT"

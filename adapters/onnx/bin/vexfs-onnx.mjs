@@ -12,7 +12,8 @@ commands:
   logits   --model DIR (--prompt TEXT | --token-ids 1,2,3) [--top N] [--logits-out FILE] [--json]
   verify   --model DIR --cache EXPORTED [--steps N] [--json]   (a cache from vexfs kv export --layout hf)
   capture  --model DIR (--prompt TEXT | --prompt-file F | --token-ids 1,2,3) --out DIR
-           [--reference-steps N] [--json]   (for vexfs kv import --layout hf)`;
+           [--reference-steps N] [--json]   (for vexfs kv import --layout hf)
+  bench    --model DIR --cache EXPORTED [--reps N] [--json]   (restore against re-prefill, medians)`;
 
 async function main(argv) {
   const [name, ...rest] = argv;

@@ -61,6 +61,9 @@ export function readCache(dir, loaded) {
   if (!Array.isArray(manifest.tokens) || manifest.tokens.length !== tokens || tokens < 1) {
     throw new AdapterError(`${file} lists ${manifest.tokens?.length} tokens for ${tokens}`);
   }
+  const vocab = loaded.config.vocab_size;
+  const bad = manifest.tokens.findIndex((t) => !Number.isInteger(t) || t < 0 || t >= vocab);
+  if (bad >= 0) throw new AdapterError(`${file}: token ${bad} (${manifest.tokens[bad]}) is outside the vocabulary of ${vocab}`);
   const per = heads * tokens * dim;
   const values = readFloats(path.join(dir, manifest.cache), 2 * layers * per, 'cache');
   const nextLogits = readFloats(path.join(dir, manifest.next_logits), loaded.config.vocab_size, 'next-token logits');

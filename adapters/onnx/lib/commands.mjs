@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import { AdapterError, argmax, forward, lastRow, loadModel, tokenize } from './model.mjs';
 import { capture } from './capture.mjs';
-import { verify } from './verify.mjs';
+import { benchRestore, verify } from './verify.mjs';
 
 function print(values, json, text) {
   process.stdout.write(json ? `${JSON.stringify(values)}\n` : `${text}\n`);
@@ -15,9 +15,9 @@ function tokenIds(loaded, values) {
   if (values.prompt) return tokenize(loaded, values.prompt);
   const vocab = loaded.config.vocab_size;
   return values['token-ids'].split(',').map((s) => {
-    const id = Number(s);
-    if (!Number.isInteger(id) || id < 0 || id >= vocab) {
-      throw new AdapterError(`token id '${s}' is outside the vocabulary of ${vocab}`);
+    const id = /^\d+$/.test(s.trim()) ? Number(s) : NaN;
+    if (!Number.isInteger(id) || id >= vocab) {
+      throw new AdapterError(`token id '${s}' is not a whole number below the vocabulary size ${vocab}`);
     }
     return id;
   });
@@ -100,6 +100,19 @@ export const commands = {
       if (report.verdict !== 'exact' && report.verdict !== 'equivalent') {
         throw new AdapterError(`verify: verdict ${report.verdict}`);
       }
+    },
+  },
+  bench: {
+    options: {
+      model: { type: 'string' }, cache: { type: 'string' }, reps: { type: 'string', default: '3' },
+      json: { type: 'boolean' },
+    },
+    async run(v) {
+      if (!v.model || !v.cache) throw new AdapterError('bench needs --model and --cache');
+      const loaded = await loadModel(v.model);
+      const r = await benchRestore(loaded, v.cache, positiveInteger(v.reps, '--reps'));
+      print(r, v.json, `restore ${r.restore_seconds.toFixed(4)} s, re-prefill ${r.reprefill_seconds.toFixed(2)} s ` +
+                       `(${r.speedup.toFixed(0)}x), medians of ${r.reps}`);
     },
   },
   logits: {

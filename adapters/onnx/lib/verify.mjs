@@ -74,6 +74,40 @@ function compareReference(run, reference) {
 
 const seconds = (start) => Number(process.hrtime.bigint() - start) / 1e9;
 
+function median(values) {
+  const v = [...values].sort((a, b) => a - b);
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+}
+
+// Time to the first new token, `reps` times each, interleaved: restoring the
+// exported cache (reading it and handing it over as Tensors; the first token is
+// the argmax of the carried logits) against re-prefilling the prompt in ONNX
+// Runtime (the first token is the argmax of its last logits). Medians, seconds.
+export async function benchRestore(loaded, cacheDir, reps) {
+  const restore = [];
+  const reprefill = [];
+  let same = true;
+  for (let i = 0; i < reps; ++i) {
+    let t = process.hrtime.bigint();
+    const cache = readCache(cacheDir, loaded);
+    pastTensors(cache);
+    const restoredFirst = argmax(cache.nextLogits);
+    restore.push(seconds(t));
+    t = process.hrtime.bigint();
+    const prefill = await forward(loaded, cache.manifest.tokens, null);
+    const ownFirst = argmax(lastRow(prefill));
+    reprefill.push(seconds(t));
+    same = same && restoredFirst === ownFirst;
+    const n = cache.manifest.n_tokens;
+    process.stderr.write(`bench: ${n} tokens, rep ${i + 1}/${reps}: restore ${restore[i].toFixed(4)} s, ` +
+                         `re-prefill ${reprefill[i].toFixed(2)} s\n`);
+  }
+  const r = median(restore);
+  const p = median(reprefill);
+  return { reps, restore_seconds: r, reprefill_seconds: p, speedup: p / r, restore_all: restore,
+           reprefill_all: reprefill, same_first_token: same };
+}
+
 // Restoring is reading the exported cache and handing it over as Tensors: the
 // time until the first new token can be chosen, as re-prefilling is for the
 // model that reads the prompt itself.
