@@ -50,6 +50,10 @@ Result<std::vector<float>> Widen(const CanonicalKv& kv, uint64_t offset, uint64_
 
 Result<HfCache> ToHfLayout(const usxf::KvCacheInfo& info, const CanonicalKv& kv) {
   VEXFS_RETURN_IF_ERROR(CheckUniform(info));
+  if (kv.n_tokens != info.n_tokens()) {
+    return Status::Corruption("the KV cache holds " + std::to_string(kv.n_tokens) + " tokens, its metadata " +
+                              std::to_string(info.n_tokens()));
+  }
   HfCache hf;
   hf.n_layers = info.n_layers;
   hf.n_kv_heads = info.n_kv_heads[0];
@@ -62,6 +66,10 @@ Result<HfCache> ToHfLayout(const usxf::KvCacheInfo& info, const CanonicalKv& kv)
       VEXFS_ASSIGN_OR_RETURN(std::vector<float> rows,
                              Widen(kv, v ? kv.VOffset(shape, l) : kv.KOffset(shape, l),
                                    v ? kv.VBytes(shape) : kv.KBytes(shape), v ? kv.v_rotation : kv.k_rotation));
+      if (rows.size() != hf.TensorElements()) {
+        return Status::Corruption("layer " + std::to_string(l) + " decodes to " + std::to_string(rows.size()) +
+                                  " values, not " + std::to_string(hf.TensorElements()));
+      }
       float* out = hf.data.data() + hf.Offset(l, v);
       // [token][head][dim] -> [head][token][dim]
       for (uint32_t t = 0; t < hf.n_tokens; ++t) {
