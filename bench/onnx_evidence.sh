@@ -62,21 +62,6 @@ mkdir -p "$WORK/keys"
 "$VEXFS" usxf keygen -o "$WORK/alice.key" >/dev/null
 cp "$WORK/alice.key.pub" "$WORK/keys/alice.pub"
 
-serve_one() {  # serve_one SPOOL: a one-stream receiver in $A; sets PORT
-  rm -f "$WORK/port"
-  ip netns exec "$A" "$VEXFS" kv serve --listen "$NET.1:0" --spool "$1" --keyring "$WORK/keys" \
-    --port-file "$WORK/port" --max-streams 1 2>>"$WORK/serve.log" &
-  SERVER_PID=$!
-  for _ in $(seq 200); do [[ -s "$WORK/port" ]] && break; sleep 0.05; done
-  [[ -s "$WORK/port" ]] || fail "the receiver did not start: $(cat "$WORK/serve.log")"
-  PORT=$(cat "$WORK/port")
-}
-send_over() {  # send_over FILE JSON_OUT: from $B; sets GOT (A's verified copy)
-  ip netns exec "$B" "$VEXFS" --json kv send "$1" "$NET.1:$PORT" >"$2" || fail "send failed: $(cat "$2")"
-  wait "$SERVER_PID" || fail "the receiver failed: $(cat "$WORK/serve.log")"
-  SERVER_PID=
-  GOT=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verified_path"])' "$2")
-}
 elapsed() { python3 -c 'import sys,time; print(time.time() - float(sys.argv[1]))' "$1"; }
 
 echo "== 1. llama.cpp in $B: capture $TOKENS tokens, signed; ONNX Runtime in $A continues" >&2

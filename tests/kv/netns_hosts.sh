@@ -2,7 +2,8 @@
 # namespaces $A (10.77.X.1, the receiver) and $B (10.77.X.2, the sender) joined by
 # a veth pair, the sender's side slowed to 80 Mbit/s so transfers can be cut
 # half-way. Sourced; defines A, B, VA, VB, NET, WORK, SERVER_PID, SENDER_PID, skip,
-# fail, and a trap that removes everything on exit. Skips (exit 77) without root
+# fail, serve_one and send_over (below), and a trap that removes everything on
+# exit. Skips (exit 77) without root
 # or iproute2, saying why.
 skip() { echo "SKIP: $*" >&2; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -46,3 +47,24 @@ else
   echo "note: tc missing; transfers run at full speed and the cuts may come late" >&2
 fi
 
+# A one-stream receiver in $A that trusts $WORK/keys; sets PORT. Needs $VEXFS.
+serve_one() {  # serve_one SPOOL
+  rm -f "$WORK/port"
+  ip netns exec "$A" "$VEXFS" kv serve --listen "$NET.1:0" --spool "$1" --keyring "$WORK/keys" \
+    --port-file "$WORK/port" --max-streams 1 2>>"$WORK/serve.log" &
+  SERVER_PID=$!
+  for _ in $(seq 200); do [[ -s "$WORK/port" ]] && break; sleep 0.05; done
+  [[ -s "$WORK/port" ]] || fail "the receiver did not start: $(cat "$WORK/serve.log")"
+  PORT=$(cat "$WORK/port")
+}
+
+# Sends FILE from $B to serve_one's receiver and waits for it; the JSON report
+# goes to JSON_OUT and GOT is set to where $A keeps the verified copy. Call it
+# as a command, not in $(...): the receiver is this shell's child.
+send_over() {  # send_over FILE JSON_OUT
+  ip netns exec "$B" "$VEXFS" --json kv send "$1" "$NET.1:$PORT" >"$2" || fail "send failed: $(cat "$2")"
+  wait "$SERVER_PID" || fail "the receiver failed: $(cat "$WORK/serve.log")"
+  SERVER_PID=
+  GOT=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verified_path"])' "$2")
+  cmp "$GOT" "$1" || fail "$GOT differs from $1"
+}

@@ -35,27 +35,6 @@ cp "$WORK/alice.key.pub" "$WORK/keys/alice.pub"
 printf 'The keeper of the lighthouse wrote down the weather every evening, and the ships he saw pass.' \
   >"$WORK/prompt.txt"
 
-# Starts a one-stream receiver in $A; sets PORT.
-serve_one() {  # serve_one SPOOL
-  rm -f "$WORK/port"
-  ip netns exec "$A" "$VEXFS" kv serve --listen "$NET.1:0" --spool "$1" --keyring "$WORK/keys" \
-    --port-file "$WORK/port" --max-streams 1 2>>"$WORK/serve.log" &
-  SERVER_PID=$!
-  for _ in $(seq 200); do [[ -s "$WORK/port" ]] && break; sleep 0.05; done
-  [[ -s "$WORK/port" ]] || fail "the receiver did not start: $(cat "$WORK/serve.log")"
-  PORT=$(cat "$WORK/port")
-}
-# Sends FILE from $B to the receiver; sets GOT to where $A keeps the verified
-# copy (not a command substitution: the receiver is this shell's child).
-send_over() {  # send_over FILE
-  local out path
-  out=$(ip netns exec "$B" "$VEXFS" --json kv send "$1" "$NET.1:$PORT") || fail "send failed: $out"
-  wait "$SERVER_PID" || fail "the receiver failed: $(cat "$WORK/serve.log")"
-  SERVER_PID=
-  path=$(/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["verified_path"])' <<<"$out")
-  cmp "$path" "$1" || fail "$path differs from $1"
-  GOT=$path
-}
 # Checks a verify report (JSON on stdin): passed, 64 tokens equal to the
 # target's re-prefill and to the source's record, the control moved.
 check_report() {  # check_report WHAT
@@ -74,7 +53,7 @@ sys.exit(0 if ok else 1)' "$1"
 ip netns exec "$B" "$VEXFS" kv capture --model "$WORK/m.gguf" --prompt-file "$WORK/prompt.txt" "${EXACT[@]}" \
   --sign-key "$WORK/alice.key" -o "$WORK/llama.usxf" >/dev/null
 serve_one "$WORK/spool1"
-send_over "$WORK/llama.usxf"
+send_over "$WORK/llama.usxf" "$WORK/send1.json"
 ip netns exec "$A" "$VEXFS" kv export --layout hf "$GOT" --keyring "$WORK/keys" -o "$WORK/exp" >/dev/null
 ip netns exec "$A" "$NODE" "$ADAPTER" verify --model "$WORK/m-onnx" --cache "$WORK/exp" --json \
   >"$WORK/r1.json" 2>>"$WORK/adapter.log" || fail "ONNX Runtime verify: $(cat "$WORK/adapter.log")"
@@ -86,7 +65,7 @@ ip netns exec "$B" "$NODE" "$ADAPTER" capture --model "$WORK/m-onnx" --prompt-fi
 ip netns exec "$B" "$VEXFS" kv import --layout hf "$WORK/ocap" --sign-key "$WORK/alice.key" \
   -o "$WORK/ort.usxf" >/dev/null
 serve_one "$WORK/spool2"
-send_over "$WORK/ort.usxf"
+send_over "$WORK/ort.usxf" "$WORK/send2.json"
 ip netns exec "$A" "$VEXFS" --json kv verify --model "$WORK/m.gguf" "$GOT" --keyring "$WORK/keys" "${EXACT[@]}" \
   >"$WORK/r2.json" || fail "llama.cpp verify: $(cat "$WORK/r2.json")"
 check_report "ok 2: ONNX Runtime in $B -> llama.cpp in $A" <"$WORK/r2.json" || fail "$(cat "$WORK/r2.json")"
