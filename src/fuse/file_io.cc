@@ -488,6 +488,12 @@ Result<std::string> Filesystem::GetXattr(uint64_t ino, std::string_view name) {
     return it->second;
   }
   if (IsIndexXattr(name)) return GetIndexXattr(ino, name);
+  // Only user.* names are ever stored. The kernel asks for security.capability
+  // before every write to a file (to drop it), so this answer must not cost a
+  // read transaction.
+  if (!CheckWritableXattr(name).ok()) {
+    return Status::NotFound("xattr '" + std::string(name) + "' not set");
+  }
   std::string value;
   VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
     VEXFS_ASSIGN_OR_RETURN(value, ed.GetXattr(ino, name));

@@ -724,6 +724,12 @@ TEST_F(SyscallTest, Xattrs) {
   std::string long_name = "user." + std::string(300, 'n');
   EXPECT_EQ(ERRNO_OF(::setxattr(f, long_name.c_str(), "x", 1, 0)), ERANGE);
   EXPECT_EQ(ERRNO_OF(::setxattr(f, "trusted.x", "x", 1, 0)), EOPNOTSUPP);
+  // Names outside user.* are never stored, so they are never set (the kernel asks
+  // for security.capability before each write, and is answered without the store).
+  EXPECT_EQ(ERRNO_OF(::getxattr(f, "security.capability", buf, sizeof(buf))), ENODATA);
+  EXPECT_EQ(ERRNO_OF(::getxattr(f, "trusted.x", buf, sizeof(buf))), ENODATA);
+  EXPECT_EQ(ERRNO_OF(::getxattr(P("none").c_str(), "security.capability", buf, sizeof(buf))),
+            ENOENT);
 }
 
 TEST_F(SyscallTest, BadNamesAndSizes) {
