@@ -197,9 +197,11 @@ void Filesystem::WriteOutBehind(uint64_t ino, const std::shared_ptr<InodeState>&
   // Without the file's lock: its writer goes on meanwhile. Readers overlay
   // `behind` until it is dropped below, so they see the same bytes whether
   // their snapshot of the store is from before this commit or after it.
-  Status st = Edit([&](TreeEditor& ed) { return behind->ApplyTo(ed, ino); });
+  // (No buffer, never expected: nothing to write, but the waiters still wake.)
+  Status st = behind ? Edit([&](TreeEditor& ed) { return behind->ApplyTo(ed, ino); })
+                     : Status::Ok();
   std::lock_guard lock(state->mu);
-  if (st.ok()) {
+  if (st.ok() && behind) {
     open_files_.buffered_bytes -= behind->bytes();
     state->behind.reset();
   }
@@ -218,6 +220,13 @@ void Filesystem::FlushOthers(uint64_t except) {
     (void)FlushState(ino, *state, lock);
   }
   relieving_ = false;
+}
+
+void Filesystem::LogDropped(uint64_t ino, const InodeState& state, const Status& why) {
+  if (state.BufferedBytes() == 0) return;
+  std::fprintf(stderr, "vexfs mount: dropping %llu unwritten bytes of inode %llu: %s\n",
+               static_cast<unsigned long long>(state.BufferedBytes()),
+               static_cast<unsigned long long>(ino), why.ToString().c_str());
 }
 
 void Filesystem::ForgetBuffer(InodeState& state) {
@@ -269,12 +278,11 @@ Status Filesystem::Release(uint64_t ino, uint64_t fh) {
   {
     // What could not be flushed by now was reported to close() already; the
     // last handle is gone, so the bytes are too. The log says so.
-    std::lock_guard lock(state->mu);
-    if (state->BufferedBytes() > 0) {
-      std::fprintf(stderr, "vexfs mount: dropping %llu unwritten bytes of inode %llu: %s\n",
-                   static_cast<unsigned long long>(state->BufferedBytes()),
-                   static_cast<unsigned long long>(ino), flushed.ToString().c_str());
-    }
+    std::unique_lock lock(state->mu);
+    // The lock was let go since the flush: a write-out started meanwhile owns
+    // its bytes until it ends.
+    state->behind_done.wait(lock, [&] { return !state->behind_busy; });
+    LogDropped(ino, *state, flushed);
     ForgetBuffer(*state);
   }
   Attributes attr;
@@ -333,11 +341,13 @@ Result<uint64_t> Filesystem::CopyFileRange(uint64_t src, uint64_t src_offset, ui
                                            uint64_t dst_offset, uint64_t length) {
   VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(dst));
   if (IsVirtualIno(src)) return Status::NotSupported("copy from a generated file");
-  { VEXFS_ASSIGN_OR_RETURN(auto flushed, FlushAndHold(src)); }  // one lock at a time
-  std::unique_lock<std::mutex> hold;
+  // The destination's lock is held until the copy is committed: a write let in
+  // between would buffer the size from before the copy and hide what it added.
+  // The source's is let go first (one lock at a time), unless it is the same file.
   if (dst != src) {
-    VEXFS_ASSIGN_OR_RETURN(hold, FlushAndHold(dst));
+    VEXFS_ASSIGN_OR_RETURN(auto flushed, FlushAndHold(src));
   }
+  VEXFS_ASSIGN_OR_RETURN(auto hold, FlushAndHold(dst));
   uint64_t copied = 0;
   VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
     VEXFS_ASSIGN_OR_RETURN(copied, ed.CopyRange(src, src_offset, dst, dst_offset, length));
@@ -366,6 +376,8 @@ Status Filesystem::FlushAll() {
   for (auto& [ino, state] : open_files_.All()) {
     std::unique_lock lock(state->mu);
     Status st = FlushState(ino, *state, lock);
+    // The daemon is stopping: what cannot reach the store now goes with it.
+    if (!st.ok()) LogDropped(ino, *state, st);
     if (first.ok()) first = st;
   }
   Status synced = SyncStore();

@@ -159,7 +159,8 @@ class Filesystem {
 
   // Work queued since the last sync reaches stable storage (the 1 s syncer).
   Status SyncIfDirty();
-  // Every buffered write reaches the store and the store is synced (shutdown).
+  // Every buffered write reaches the store and the store is synced (shutdown);
+  // what cannot is logged as dropped.
   Status FlushAll();
 
  private:
@@ -192,6 +193,9 @@ class Filesystem {
   // one at a time, never while holding another's).
   void FlushOthers(uint64_t except);
   void ForgetBuffer(InodeState& state);
+  // Logs the bytes of `ino` that are lost with its buffers because `why` kept
+  // them from the store (state.mu held).
+  static void LogDropped(uint64_t ino, const InodeState& state, const Status& why);
   // The last-link policy for an inode about to lose a link: keep it if open.
   TreeEditor::LastLink LastLinkFor(uint64_t ino) const;
   Result<OpenedFile> OpenHandle(uint64_t ino, int flags);

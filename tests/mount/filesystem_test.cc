@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <random>
 #include <string>
@@ -125,6 +126,58 @@ TEST_F(FilesystemTest, MemoryPressureWritesOutOtherFiles) {
   ASSERT_TRUE(fs_->Release(a, fa).ok());
   ASSERT_TRUE(fs_->Release(b, fb).ok());
   EXPECT_EQ(StoredSize("b"), 60 * kKiB);
+}
+
+TEST_F(FilesystemTest, BytesThatCannotBeWrittenOutAtShutdownAreLoggedAsDropped) {
+  FilesystemOptions options;
+  options.write_behind = false;  // 6 MiB stay buffered until the flush
+  Start(options, 4 << 20);       // in a store that cannot hold them
+  auto [ino, fh] = CreateFile("f");
+  uint64_t written = 0;
+  for (uint64_t i = 0; i < 96; ++i) {
+    std::string block = test::RandomBytes(i, 64 * kKiB);
+    ASSERT_TRUE(fs_->Write(ino, fh, written, block).ok());
+    written += block.size();
+  }
+  ::testing::internal::CaptureStderr();
+  Status st = fs_->FlushAll();
+  std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(st.code(), StatusCode::kNoSpace) << st.ToString();
+  std::string expected = "dropping " + std::to_string(written) + " unwritten bytes of inode " +
+                         std::to_string(ino) + ": ";
+  EXPECT_NE(log.find(expected), std::string::npos) << log;
+  (void)fs_->Release(ino, fh);
+}
+
+// copy_file_range within one file racing a write to it: once both returned, the
+// file must be as long as the copy made it. (Without the file's lock held across
+// the copy, a write in between would buffer the size from before the copy, and
+// hide the copied bytes until its own close.)
+TEST_F(FilesystemTest, ACopyWithinAFileIsNotHiddenByAWriteRacingIt) {
+  Start(FilesystemOptions{});
+  auto [ino, fh] = CreateFile("f");
+  ASSERT_TRUE(fs_->Write(ino, fh, 0, std::string(4 * kKiB, 'a')).ok());
+  constexpr int kRounds = 100;
+  for (int round = 1; round <= kRounds; ++round) {
+    const uint64_t copy_end = (4 + 4 * round) * kKiB;
+    std::atomic<bool> copied{false};
+    std::thread copier([&] {
+      auto n = fs_->CopyFileRange(ino, 0, ino, copy_end - 4 * kKiB, 4 * kKiB);
+      EXPECT_TRUE(n.ok()) << n.status().ToString();
+      copied = true;
+    });
+    // Writes all through the copy, so one lands between its flush and its commit.
+    bool wrote = true;
+    do {
+      wrote = wrote && fs_->Write(ino, fh, 100, "x").ok();
+    } while (!copied);
+    copier.join();
+    ASSERT_TRUE(wrote);
+    auto attr = fs_->GetAttr(ino);
+    ASSERT_TRUE(attr.ok());
+    ASSERT_EQ(attr->size, copy_end) << "round " << round;
+  }
+  ASSERT_TRUE(fs_->Release(ino, fh).ok());
 }
 
 // The tests below run with full buffers written out in the background and in
