@@ -2,9 +2,8 @@
 # namespaces $A (10.77.X.1, the receiver) and $B (10.77.X.2, the sender) joined by
 # a veth pair, the sender's side slowed to 80 Mbit/s so transfers can be cut
 # half-way. Sourced; defines A, B, VA, VB, NET, WORK, SERVER_PID, SENDER_PID, skip,
-# fail, serve_one and send_over (below), and a trap that removes everything on
-# exit. Skips (exit 77) without root
-# or iproute2, saying why.
+# fail, start_receiver, serve_one and send_over (below), and a trap that removes
+# everything on exit. Skips (exit 77) without root or iproute2, saying why.
 skip() { echo "SKIP: $*" >&2; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 [[ $(id -u) == 0 ]] || skip "network namespaces need root"
@@ -47,15 +46,23 @@ else
   echo "note: tc missing; transfers run at full speed and the cuts may come late" >&2
 fi
 
-# A one-stream receiver in $A that trusts $WORK/keys; sets PORT. Needs $VEXFS.
-serve_one() {  # serve_one SPOOL
+# A receiver in $A on LISTEN that trusts $WORK/keys, with any further `kv serve`
+# options; sets SERVER_PID and PORT once it listens. Needs $VEXFS.
+start_receiver() {  # start_receiver LISTEN SPOOL [OPTION...]
+  local listen=$1 spool=$2
+  shift 2
   rm -f "$WORK/port"
-  ip netns exec "$A" "$VEXFS" kv serve --listen "$NET.1:0" --spool "$1" --keyring "$WORK/keys" \
-    --port-file "$WORK/port" --max-streams 1 2>>"$WORK/serve.log" &
+  ip netns exec "$A" "$VEXFS" kv serve --listen "$listen" --spool "$spool" --keyring "$WORK/keys" \
+    --port-file "$WORK/port" "$@" 2>>"$WORK/serve.log" &
   SERVER_PID=$!
   for _ in $(seq 200); do [[ -s "$WORK/port" ]] && break; sleep 0.05; done
   [[ -s "$WORK/port" ]] || fail "the receiver did not start: $(cat "$WORK/serve.log")"
   PORT=$(cat "$WORK/port")
+}
+
+# A one-stream receiver on any free port; see start_receiver.
+serve_one() {  # serve_one SPOOL
+  start_receiver "$NET.1:0" "$1" --max-streams 1
 }
 
 # Sends FILE from $B to serve_one's receiver and waits for it; the JSON report

@@ -46,13 +46,7 @@ SIZE=$(stat -c %s "$WORK/one.usxf")
 
 # --- helpers ------------------------------------------------------------------
 start_server() {  # start_server LISTEN_ADDR
-  rm -f "$WORK/port"
-  ip netns exec "$A" "$VEXFS" kv serve --listen "$1" --spool "$WORK/spool" --keyring "$WORK/keys" \
-    --port-file "$WORK/port" --idle-timeout 3 2>>"$WORK/serve.log" &
-  SERVER_PID=$!
-  for _ in $(seq 100); do [[ -s "$WORK/port" ]] && break; sleep 0.05; done
-  [[ -s "$WORK/port" ]] || fail "the receiver did not start: $(cat "$WORK/serve.log")"
-  PORT=$(cat "$WORK/port")
+  start_receiver "$1" "$WORK/spool" --idle-timeout 3
 }
 partial_bytes() {  # bytes held in the receiver's partial file(s)
   local n=0 f
