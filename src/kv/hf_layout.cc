@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/file_util.h"
 #include "vexfs/types.h"
 
 namespace vexfs::kv {
@@ -206,11 +207,23 @@ CanonicalKv ToCanonicalF32(const HfCache& hf) {
   return kv;
 }
 
-}  // namespace
-
-Result<StateBundle> BundleFromHf(const HfExport& in) {
-  const Json m = Json::parse(in.manifest_json, nullptr, /*allow_exceptions=*/false);
+Result<Json> ParseManifest(std::string_view manifest_json) {
+  Json m = Json::parse(manifest_json, nullptr, /*allow_exceptions=*/false);
   if (m.is_discarded() || !m.is_object()) return Bad("not a JSON object");
+  return m;
+}
+
+// The file `key` names, which must be a plain name inside the export's folder.
+Result<std::string> FileName(const Json& m, const char* key) {
+  VEXFS_ASSIGN_OR_RETURN(std::string name, Text(m, key));
+  if (name.empty() || name.find('/') != std::string::npos || name[0] == '.') {
+    return Bad(std::string("field '") + key + "' ('" + name + "') is not a file name in the folder");
+  }
+  return name;
+}
+
+// The state a parsed manifest and the bytes of its two files describe.
+Result<StateBundle> BundleFromParts(const Json& m, std::string_view cache, std::string_view next_logits) {
   VEXFS_ASSIGN_OR_RETURN(std::string format, Text(m, "format"));
   if (format != kHfFormat) return Bad("format '" + format + "' is not " + kHfFormat);
   VEXFS_ASSIGN_OR_RETURN(std::string dtype, Text(m, "dtype"));
@@ -226,8 +239,8 @@ Result<StateBundle> BundleFromHf(const HfExport& in) {
   VEXFS_ASSIGN_OR_RETURN(uint64_t n_vocab, Count(m, "n_vocab", kMaxVocab));
   VEXFS_RETURN_IF_ERROR(ReadTokens(m, hf, b.info, n_vocab));
   if (auto rt = m.find("runtime"); rt != m.end() && rt->is_string()) b.info.runtime = rt->get<std::string>();
-  VEXFS_ASSIGN_OR_RETURN(hf.data, Floats(in.cache, 2 * uint64_t{hf.n_layers} * hf.TensorElements(), "the cache"));
-  VEXFS_ASSIGN_OR_RETURN(b.next_logits, Floats(in.next_logits, n_vocab, "the next-token logits"));
+  VEXFS_ASSIGN_OR_RETURN(hf.data, Floats(cache, 2 * uint64_t{hf.n_layers} * hf.TensorElements(), "the cache"));
+  VEXFS_ASSIGN_OR_RETURN(b.next_logits, Floats(next_logits, n_vocab, "the next-token logits"));
   if (auto ref = m.find("reference"); ref != m.end() && !ref->is_null()) {
     auto decoded = DecodeReference(ref->dump());
     if (!decoded.ok()) return Bad("field 'reference': " + decoded.status().message());
@@ -236,6 +249,26 @@ Result<StateBundle> BundleFromHf(const HfExport& in) {
   b.kv = ToCanonicalF32(hf);
   b.info.ComputeBlockHashes();
   return b;
+}
+
+}  // namespace
+
+Result<StateBundle> BundleFromHf(const HfExport& in) {
+  VEXFS_ASSIGN_OR_RETURN(Json m, ParseManifest(in.manifest_json));
+  return BundleFromParts(m, in.cache, in.next_logits);
+}
+
+Result<StateBundle> ReadHfExport(const std::string& folder) {
+  VEXFS_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(folder + "/manifest.json"));
+  auto m = ParseManifest(text);
+  if (!m.ok()) return m.status().WithContext(folder + "/manifest.json");
+  VEXFS_ASSIGN_OR_RETURN(std::string cache_name, FileName(*m, "cache"));
+  VEXFS_ASSIGN_OR_RETURN(std::string logits_name, FileName(*m, "next_logits"));
+  VEXFS_ASSIGN_OR_RETURN(std::string cache, ReadWholeFile(folder + "/" + cache_name));
+  VEXFS_ASSIGN_OR_RETURN(std::string next_logits, ReadWholeFile(folder + "/" + logits_name));
+  auto bundle = BundleFromParts(*m, cache, next_logits);
+  if (!bundle.ok()) return bundle.status().WithContext(folder);
+  return bundle;
 }
 
 }  // namespace vexfs::kv

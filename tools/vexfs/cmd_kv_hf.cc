@@ -98,21 +98,7 @@ Status RunImport(Context& ctx, const ImportArgs& a) {
     VEXFS_ASSIGN_OR_RETURN(usxf::SigningKey loaded, usxf::SigningKey::Load(a.sign_key));
     key = std::make_unique<usxf::SigningKey>(std::move(loaded));
   }
-  kv::HfExport in;
-  VEXFS_ASSIGN_OR_RETURN(in.manifest_json, ReadLocalFile(a.in + "/manifest.json"));
-  const json m = json::parse(in.manifest_json, nullptr, false);
-  if (!m.is_object() || !m.value("cache", json()).is_string() || !m.value("next_logits", json()).is_string()) {
-    return Status::Corruption(a.in + "/manifest.json does not name its cache and next_logits files");
-  }
-  for (const char* field : {"cache", "next_logits"}) {
-    const std::string name = m[field].get<std::string>();
-    if (name.empty() || name.find('/') != std::string::npos || name[0] == '.') {
-      return Status::Corruption(a.in + "/manifest.json: '" + name + "' is not a file name in the folder");
-    }
-  }
-  VEXFS_ASSIGN_OR_RETURN(in.cache, ReadLocalFile(a.in + "/" + m["cache"].get<std::string>()));
-  VEXFS_ASSIGN_OR_RETURN(in.next_logits, ReadLocalFile(a.in + "/" + m["next_logits"].get<std::string>()));
-  VEXFS_ASSIGN_OR_RETURN(kv::StateBundle b, kv::BundleFromHf(in));
+  VEXFS_ASSIGN_OR_RETURN(kv::StateBundle b, kv::ReadHfExport(a.in));
   VEXFS_RETURN_IF_ERROR(kv::WriteStateFile(a.output, b, key.get()));
   if (ctx.global.json) {
     ctx.PrintJson({{"imported", a.in}, {"state", a.output}, {"tokens", b.info.n_tokens()}, {"signed", key != nullptr}});

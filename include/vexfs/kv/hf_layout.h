@@ -57,6 +57,10 @@ struct HfExport {
 // kCorruption naming it, a cache this format cannot carry kNotSupported.
 Result<StateBundle> BundleFromHf(const HfExport& in);
 
+// BundleFromHf of the export in `folder`: its manifest.json and the two files it
+// names, which must be plain names inside the folder (kCorruption otherwise).
+Result<StateBundle> ReadHfExport(const std::string& folder);
+
 }  // namespace vexfs::kv
 
 #endif  // VEXFS_KV_HF_LAYOUT_H_
