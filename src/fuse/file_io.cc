@@ -467,10 +467,12 @@ Result<struct statvfs> Filesystem::StatFs() {
   return out;
 }
 
+static bool IsStoredXattrName(std::string_view name) {
+  return name.substr(0, kUserXattrPrefix.size()) == kUserXattrPrefix;
+}
+
 static Status CheckWritableXattr(std::string_view name) {
-  if (name.substr(0, kUserXattrPrefix.size()) != kUserXattrPrefix) {
-    return Status::NotSupported("only user.* xattrs are stored");
-  }
+  if (!IsStoredXattrName(name)) return Status::NotSupported("only user.* xattrs are stored");
   return Status::Ok();
 }
 
@@ -503,9 +505,7 @@ Result<std::string> Filesystem::GetXattr(uint64_t ino, std::string_view name) {
   // Only user.* names are ever stored. The kernel asks for security.capability
   // before every write to a file (to drop it), so this answer must not cost a
   // read transaction.
-  if (!CheckWritableXattr(name).ok()) {
-    return Status::NotFound("xattr '" + std::string(name) + "' not set");
-  }
+  if (!IsStoredXattrName(name)) return Status::NotFound("xattr '" + std::string(name) + "' not set");
   std::string value;
   VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
     VEXFS_ASSIGN_OR_RETURN(value, ed.GetXattr(ino, name));
