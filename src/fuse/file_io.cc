@@ -170,12 +170,20 @@ Status Filesystem::MakeRoom(uint64_t ino, const std::shared_ptr<InodeState>& sta
     return FlushState(ino, *state, lock);
   }
   // Half the limit in `buffer`, half in `behind`: a file never holds more.
-  if (state->buffer->bytes() + incoming <= options_.file_buffer_limit / 2) return Status::Ok();
-  // One write-out per file at a time: a writer faster than the store waits here.
-  state->behind_done.wait(lock, [&] { return !state->behind_busy; });
+  auto fits = [&] {
+    return !state->buffer || state->buffer->bytes() + incoming <= options_.file_buffer_limit / 2;
+  };
+  if (fits()) return Status::Ok();
+  // One write-out per file at a time: a writer faster than the store waits
+  // here, and lets a flush or fsync waiting too go first; otherwise it could
+  // start the next write-out before them, again and again, and keep them waiting.
+  state->behind_done.wait(
+      lock, [&] { return !state->behind_busy && state->flush_waiters == 0; });
   // The last one failed: try it again now, and fail this write if it fails.
   if (state->behind) return FlushState(ino, *state, lock);
-  if (!state->buffer->empty()) StartWriteBehind(ino, state);
+  // The lock was let go while waiting: a flush may have written the buffer out.
+  if (fits() || state->buffer->empty()) return Status::Ok();
+  StartWriteBehind(ino, state);
   return Status::Ok();
 }
 
@@ -237,7 +245,10 @@ void Filesystem::ForgetBuffer(InodeState& state) {
 
 Status Filesystem::FlushState(uint64_t ino, InodeState& state,
                               std::unique_lock<std::mutex>& lock) {
+  ++state.flush_waiters;
   state.behind_done.wait(lock, [&] { return !state.behind_busy; });
+  // Writers held back for this flush wake to the lock, free once it is done.
+  if (--state.flush_waiters == 0) state.behind_done.notify_all();
   if (state.behind) {
     // A write-out that failed in the background: its bytes go first.
     VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) { return state.behind->ApplyTo(ed, ino); }));

@@ -34,7 +34,11 @@ struct InodeState {
   // it out first, or reports why it cannot.
   std::shared_ptr<const WriteBuffer> behind;
   bool behind_busy = false;
-  std::condition_variable behind_done;  // notified when behind_busy turns false
+  // Flushes waiting for `behind` to finish: no writer starts the next write-out
+  // before they have had their turn.
+  uint32_t flush_waiters = 0;
+  // Notified when behind_busy turns false and when flush_waiters drops to 0.
+  std::condition_variable behind_done;
   uint32_t handles = 0;  // guarded by OpenFiles' table lock
 
   // How many bytes from `offset` to ask the store for (none past the size).

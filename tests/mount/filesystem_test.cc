@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <random>
 #include <string>
 #include <thread>
@@ -178,6 +179,67 @@ TEST_F(FilesystemTest, ACopyWithinAFileIsNotHiddenByAWriteRacingIt) {
     ASSERT_EQ(attr->size, copy_end) << "round " << round;
   }
   ASSERT_TRUE(fs_->Release(ino, fh).ok());
+}
+
+// A flush (what fsync and close do first) and a writer both waiting for the
+// file's write-out in flight: the flush must go first. Were the writer first, it
+// would start the next write-out, and the flush would wait for that one too,
+// and so on while the writer kept refilling its buffer. The test holds the
+// store's write transaction so that the write-out cannot end before both wait.
+TEST_F(FilesystemTest, AFlushWaitingForAWriteOutGoesBeforeAWriterWaitingForIt) {
+  FilesystemOptions options;
+  options.file_buffer_limit = 512 * kKiB;  // halves of 256 KiB: four writes of 64 KiB
+  Start(options);
+  auto [ino, fh] = CreateFile("f");
+  const std::string block = test::RandomBytes(7, 64 * kKiB);
+  auto tree = store_->Tree();
+  ASSERT_TRUE(tree.ok());
+  uint64_t offset = 0;
+  for (int round = 0; round < 8; ++round) {
+    std::promise<void> inside, go_on;
+    std::thread holder([&] {
+      ASSERT_OK((*tree)->Edit([&](TreeEditor&) {
+        inside.set_value();
+        go_on.get_future().wait();
+        return Status::Ok();
+      }));
+    });
+    inside.get_future().wait();
+    const uint64_t base = offset;
+    std::atomic<int> acked{0}, finished{0};
+    std::thread writer([&] {
+      // Four writes fill the buffer; the fifth hands it to the write-out (which
+      // waits for the held transaction) and starts the next; the ninth waits.
+      for (int i = 0; i < 9; ++i) {
+        ASSERT_OK(fs_->Write(ino, fh, offset, block).status());
+        offset += block.size();
+        ++acked;
+      }
+      ++finished;
+    });
+    while (acked < 8) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    uint64_t stored_after_flush = 0;
+    std::thread flusher([&] {
+      ASSERT_OK(fs_->Flush(ino, fh));
+      stored_after_flush = StoredSize("f");
+      ++finished;
+    });
+    // Time for both to start waiting; nothing else runs meanwhile.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_EQ(finished, 0) << "round " << round << ": nothing can finish yet";
+    go_on.set_value();
+    holder.join();
+    writer.join();
+    flusher.join();
+    // The flush went first: it wrote out the eight writes before the ninth was
+    // buffered (which stays buffered). Had the writer gone first, it would have
+    // started a write-out of writes 5-8, and the flush would have waited for
+    // that and then written out the ninth as well.
+    EXPECT_EQ(stored_after_flush, base + 8 * block.size()) << "round " << round;
+    ASSERT_OK(fs_->Flush(ino, fh));  // the next round starts with nothing buffered
+  }
+  ASSERT_TRUE(fs_->Release(ino, fh).ok());
+  EXPECT_EQ(StoredSize("f"), offset);
 }
 
 // The tests below run with full buffers written out in the background and in
