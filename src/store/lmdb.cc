@@ -264,6 +264,22 @@ Status Txn::Put(MDB_dbi dbi, std::string_view key, std::string_view value) {
   return LmdbStatus(mdb_put(txn_, dbi, &k, &v, 0), "write");
 }
 
+Status Txn::PutJoined(MDB_dbi dbi, std::string_view key,
+                      std::initializer_list<std::string_view> parts) {
+  if (dbi == kAbsentTable) return AbsentTableWrite();
+  MDB_val k = ToVal(key);
+  MDB_val v{0, nullptr};
+  for (std::string_view part : parts) v.mv_size += part.size();
+  VEXFS_RETURN_IF_ERROR(LmdbStatus(mdb_put(txn_, dbi, &k, &v, MDB_RESERVE), "write"));
+  char* out = static_cast<char*>(v.mv_data);
+  for (std::string_view part : parts) {
+    if (part.empty()) continue;  // an empty view may have no data pointer
+    std::memcpy(out, part.data(), part.size());
+    out += part.size();
+  }
+  return Status::Ok();
+}
+
 Result<bool> Txn::PutIfAbsent(MDB_dbi dbi, std::string_view key, std::string_view value) {
   if (dbi == kAbsentTable) return AbsentTableWrite();
   MDB_val k = ToVal(key);

@@ -7,6 +7,7 @@
 #include <lmdb.h>
 #include <sys/types.h>
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -96,6 +97,11 @@ class Txn {
   // the next write to the same key.
   Result<std::optional<std::string_view>> Get(MDB_dbi dbi, std::string_view key) const;
   Status Put(MDB_dbi dbi, std::string_view key, std::string_view value);
+  // Stores `parts`, one after another, as the value of `key`: copied once,
+  // straight into the map (MDB_RESERVE), so a large value is not first joined
+  // in a string of its own.
+  Status PutJoined(MDB_dbi dbi, std::string_view key,
+                   std::initializer_list<std::string_view> parts);
   // True if it inserted, false if the key already existed (value untouched).
   Result<bool> PutIfAbsent(MDB_dbi dbi, std::string_view key, std::string_view value);
   // True if it deleted, false if the key was absent.

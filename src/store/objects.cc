@@ -309,28 +309,30 @@ ObjectId ComputeObjectId(ObjectType type, std::string_view payload) {
   return hasher.Finish();
 }
 
-std::string EncodeStoredObject(const ObjectId& id, ObjectType type, std::string_view payload) {
+StoredParts EncodeStoredParts(const ObjectId& id, ObjectType type, std::string_view payload) {
+  StoredParts parts;
+  parts.compressed = MaybeCompress(payload);
+  const bool raw = parts.compressed.empty();
   Encoder e;
   e.PutU8(static_cast<uint8_t>(type));
-  std::string compressed = MaybeCompress(payload);
   if (type == ObjectType::kChunk && payload.size() > kPageBytes) {
-    e.PutU8(compressed.empty() ? kEncodingRawPaged : kEncodingZstdPaged);
+    e.PutU8(raw ? kEncodingRawPaged : kEncodingZstdPaged);
     e.PutVarint(payload.size());
     for (uint64_t page = 0; page < PageCount(payload.size()); ++page) {
       e.PutFixed64LE(PageChecksum(id, type, payload, page));
     }
-    e.PutRaw(compressed.empty() ? payload : std::string_view(compressed));
-    return e.Take();
-  }
-  e.PutU8(compressed.empty() ? kEncodingRawChecked : kEncodingZstdChecked);
-  e.PutFixed64LE(PayloadChecksum(id, type, payload));
-  if (compressed.empty()) {
-    e.PutRaw(payload);
   } else {
-    e.PutVarint(payload.size());
-    e.PutRaw(compressed);
+    e.PutU8(raw ? kEncodingRawChecked : kEncodingZstdChecked);
+    e.PutFixed64LE(PayloadChecksum(id, type, payload));
+    if (!raw) e.PutVarint(payload.size());
   }
-  return e.Take();
+  parts.header = e.Take();
+  return parts;
+}
+
+std::string EncodeStoredObject(const ObjectId& id, ObjectType type, std::string_view payload) {
+  StoredParts parts = EncodeStoredParts(id, type, payload);
+  return parts.header.append(parts.Body(payload));
 }
 
 std::vector<PreparedObject> PrepareObjects(ObjectType type,
@@ -343,7 +345,8 @@ std::vector<PreparedObject> PrepareObjects(ObjectType type,
   RunOnThreads(ThreadsFor(payloads.size(), kPayloadsPerThread, kMaxThreads), [&] {
     for (size_t i = next++; i < payloads.size(); i = next++) {
       out[i].id = ComputeObjectId(type, payloads[i]);
-      out[i].stored = EncodeStoredObject(out[i].id, type, payloads[i]);
+      out[i].parts = EncodeStoredParts(out[i].id, type, payloads[i]);
+      out[i].payload = payloads[i];
     }
   });
   return out;
@@ -352,14 +355,16 @@ std::vector<PreparedObject> PrepareObjects(ObjectType type,
 Status ObjectTable::PutPrepared(const PreparedObject& object) {
   VEXFS_ASSIGN_OR_RETURN(auto existing, txn_->Get(dbi_, object.id.AsBytes()));
   if (existing) return Status::Ok();
-  return txn_->Put(dbi_, object.id.AsBytes(), object.stored);
+  return txn_->PutJoined(dbi_, object.id.AsBytes(),
+                         {object.parts.header, object.parts.Body(object.payload)});
 }
 
 Result<ObjectId> ObjectTable::Put(ObjectType type, std::string_view payload) {
   ObjectId id = ComputeObjectId(type, payload);
   VEXFS_ASSIGN_OR_RETURN(auto existing, txn_->Get(dbi_, id.AsBytes()));
   if (existing) return id;
-  VEXFS_RETURN_IF_ERROR(txn_->Put(dbi_, id.AsBytes(), EncodeStoredObject(id, type, payload)));
+  StoredParts parts = EncodeStoredParts(id, type, payload);
+  VEXFS_RETURN_IF_ERROR(txn_->PutJoined(dbi_, id.AsBytes(), {parts.header, parts.Body(payload)}));
   return id;
 }
 

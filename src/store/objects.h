@@ -89,13 +89,25 @@ ObjectId ComputeObjectId(ObjectType type, std::string_view payload);
 // The value the object table stores for it (docs/format.md): type tag, encoding,
 // checksum, and the payload raw or zstd-compressed. `id` must be its id.
 std::string EncodeStoredObject(const ObjectId& id, ObjectType type, std::string_view payload);
+// The same value in two parts, header then body, so that a store copies a large
+// payload once, into the map, and not first into a string of its own.
+struct StoredParts {
+  std::string header;      // type tag, encoding, checksums, sizes
+  std::string compressed;  // the zstd frame; empty: the body is the payload itself
+  std::string_view Body(std::string_view payload) const {
+    return compressed.empty() ? payload : std::string_view(compressed);
+  }
+};
+StoredParts EncodeStoredParts(const ObjectId& id, ObjectType type, std::string_view payload);
 
 // An object encoded before it is stored: its id and its stored value. This is
 // the costly part of a Put (SHA-256 and compression) and needs no transaction,
-// so a large write prepares its chunks on several cores at once.
+// so a large write prepares its chunks on several cores at once. `payload`
+// views the caller's bytes, which must outlive the PutPrepared.
 struct PreparedObject {
   ObjectId id;
-  std::string stored;
+  StoredParts parts;
+  std::string_view payload;
 };
 // Prepares each payload as an object of `type`, on as many threads as there are
 // cores (capped) when there are enough payloads to share out.

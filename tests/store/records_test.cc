@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <xxhash.h>
 
+#include <set>
 #include <string>
+#include <vector>
 
 #include "common/coding.h"
 #include "common/sha256.h"
@@ -335,6 +337,40 @@ TEST_F(ObjectTableTest, PutIsIdempotentAndGetVerifies) {
   ASSIGN_OR_FAIL(ObjectId empty, objects.Put(ObjectType::kChunk, ""));
   ASSIGN_OR_FAIL(std::string got_empty, objects.Get(empty, ObjectType::kChunk));
   EXPECT_EQ(got_empty, "");
+}
+
+// Put and PutPrepared copy header and body straight into the map: what they
+// store must be exactly the one-string encoding, in each of the four encodings
+// (raw or zstd; one checksum or one per page), and an empty payload too.
+TEST_F(ObjectTableTest, PutsStoreExactlyTheEncodedObject) {
+  Txn txn;
+  ASSERT_OK(internal::ImplOf(&store())->BeginTxn(&txn, true));
+  const MDB_dbi dbi = internal::ImplOf(&store())->dbs().objects;
+  ObjectTable objects(&txn, dbi);
+  const std::vector<std::string> payloads = {
+      std::string(3000, 'a'), test::RandomBytes(2, 3000),     // one checksum
+      std::string(70000, 'b'), test::RandomBytes(3, 70000),  // a checksum per page
+      ""};
+  auto expect_stored = [&](const ObjectId& id, const std::string& payload) {
+    ASSIGN_OR_FAIL(auto stored, txn.Get(dbi, id.AsBytes()));
+    ASSERT_TRUE(stored.has_value());
+    EXPECT_EQ(*stored, EncodeStoredObject(id, ObjectType::kChunk, payload));
+  };
+  std::set<char> encodings;
+  for (const std::string& payload : payloads) {
+    ASSIGN_OR_FAIL(ObjectId id, objects.Put(ObjectType::kChunk, payload));
+    expect_stored(id, payload);
+    encodings.insert(EncodeStoredObject(id, ObjectType::kChunk, payload)[1]);
+  }
+  EXPECT_EQ(encodings.size(), 4u) << "the payloads should cover every encoding";
+  std::vector<std::string> fresh;
+  for (const std::string& payload : payloads) fresh.push_back(payload + "!");
+  std::vector<std::string_view> views(fresh.begin(), fresh.end());
+  std::vector<PreparedObject> prepared = PrepareObjects(ObjectType::kChunk, views);
+  for (size_t i = 0; i < prepared.size(); ++i) {
+    ASSERT_OK(objects.PutPrepared(prepared[i]));
+    expect_stored(prepared[i].id, fresh[i]);
+  }
 }
 
 // What Put writes now: a checksum (encodings 2 and 3). Every single-bit flip of
