@@ -9,12 +9,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
 #include <random>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "test_util.h"
 
@@ -297,6 +299,72 @@ TEST_P(BufferModeTest, RandomWritesReadsAndTruncatesMatchAModel) {
   auto stored = (*tree)->ReadAll("f");
   ASSERT_TRUE(stored.ok()) << stored.status().ToString();
   EXPECT_TRUE(*stored == model) << "the store's copy differs";
+}
+
+// Threads writing, reading and flushing their own parts of two shared files,
+// with buffers small enough that every few writes start a write-out or pass the
+// memory limit (which writes the other files out), while another thread opens
+// and closes the files: each thread must read back exactly its own bytes, and
+// the store must end up with all of them.
+TEST_P(BufferModeTest, ThreadsSharingFilesEachReadBackTheirOwnBytes) {
+  FilesystemOptions options;
+  options.file_buffer_limit = 64 * kKiB;
+  options.total_buffer_limit = 160 * kKiB;
+  options.write_behind = GetParam();
+  Start(options);
+  constexpr uint64_t kPart = 192 * kKiB;
+  constexpr int kThreads = 4;  // two on each file
+  std::pair<uint64_t, uint64_t> files[2] = {CreateFile("a"), CreateFile("b")};
+  std::vector<std::string> parts(kThreads);
+  std::atomic<bool> writers_done{false};
+  auto work = [&](int t) {
+    auto [ino, fh] = files[t % 2];
+    const uint64_t base = (t / 2) * kPart;
+    std::string& part = parts[t];
+    part = test::RandomBytes(100 + t, kPart);
+    ASSERT_OK(fs_->Write(ino, fh, base, part).status());
+    std::mt19937_64 rng(t);
+    for (int step = 0; step < 1500; ++step) {
+      const uint64_t kind = rng() % 100, offset = rng() % kPart;
+      const uint64_t length = 1 + rng() % std::min<uint64_t>(kPart - offset, 24 * kKiB);
+      if (kind < 55) {
+        std::string data = test::RandomBytes(t * 100000 + step, length);
+        ASSERT_OK(fs_->Write(ino, fh, base + offset, data).status());
+        part.replace(offset, length, data);
+      } else if (kind < 90) {
+        auto got = fs_->Read(ino, fh, base + offset, length);
+        ASSERT_OK(got.status());
+        ASSERT_TRUE(*got == part.substr(offset, length))
+            << "thread " << t << " step " << step << ": " << length << " bytes at " << offset;
+      } else if (kind < 99) {
+        ASSERT_OK(fs_->Flush(ino, fh));
+      } else {
+        ASSERT_OK(fs_->Fsync(ino, fh));
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) threads.emplace_back(work, t);
+  std::thread opener([&] {  // every release flushes the file too
+    while (!writers_done) {
+      for (auto [ino, fh] : files) {
+        auto opened = fs_->Open(ino, O_RDONLY);
+        ASSERT_OK(opened.status());
+        ASSERT_OK(fs_->Release(ino, opened->fh));
+      }
+    }
+  });
+  for (std::thread& t : threads) t.join();
+  writers_done = true;
+  opener.join();
+  for (auto [ino, fh] : files) ASSERT_OK(fs_->Release(ino, fh));
+  auto tree = store_->Tree();
+  ASSERT_TRUE(tree.ok());
+  for (int f = 0; f < 2; ++f) {
+    auto stored = (*tree)->ReadAll(f == 0 ? "a" : "b");
+    ASSERT_OK(stored.status());
+    EXPECT_TRUE(*stored == parts[f] + parts[f + 2]) << "the store's copy of file " << f;
+  }
 }
 
 // With write-behind the store fills up in the background: the write-out that
