@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Fuzzes the USXF readers: builds the libFuzzer targets (clang-14, ASan + UBSan) in
 # build-fuzz/, writes the seed corpus, then fuzzes for SECONDS (default 60). Then,
-# for three quarters of SECONDS together: the GloVe file reader and the store's
+# for five sixths of SECONDS together: the GloVe file reader and the store's
 # record decoders (a sixth each), the KV state file reader (a quarter), the KV
-# transfer protocol's decoders and the MCP server's message decoders (a twelfth
-# each), each at least a second. Their inputs go to tests/fuzz/glove_regressions/,
-# store_regressions/, kv_state_regressions/, kv_transport_regressions/ and
-# mcp_regressions/, replayed by glove_fuzz_regression_test,
-# store_records_fuzz_regression_test, kv_state_fuzz_regression_test,
-# kv_transport_fuzz_regression_test and mcp_message_fuzz_regression_test.
+# transfer protocol's decoders, the MCP server's message decoders and the mount's
+# search-directory names (a twelfth each), each at least a second. Their inputs
+# go to tests/fuzz/glove_regressions/, store_regressions/, kv_state_regressions/,
+# kv_transport_regressions/, mcp_regressions/ and query_name_regressions/,
+# replayed by glove_fuzz_regression_test, store_records_fuzz_regression_test,
+# kv_state_fuzz_regression_test, kv_transport_fuzz_regression_test,
+# mcp_message_fuzz_regression_test and query_name_fuzz_regression_test.
 # Exits non-zero on any crash, leak, out-of-memory, timeout or reader
 # disagreement; a USXF input is saved as tests/fuzz/regressions/crash-<sha1> (or
 # leak-, oom-, timeout-), and usxf_fuzz_regression_test replays it in every
@@ -130,3 +131,12 @@ mkdir -p "$dir/mcp-seeds" "$dir/mcp-corpus" "$mcp_regressions"
 "$dir/tests/fuzz/make_mcp_seeds" "$dir/mcp-seeds"
 fuzz_target mcp_message_fuzz "the MCP message decoders" "$(share 1 12)" 8192 \
   "$mcp_regressions" "$dir/mcp-corpus" "$dir/mcp-seeds" "$@"
+
+# The mount's search-directory names (any process may look one up), a twelfth
+# as long: seeds are names that parse, with every option and escape.
+query_name_regressions=tests/fuzz/query_name_regressions
+rm -rf "$dir/query-name-seeds"
+mkdir -p "$dir/query-name-seeds" "$dir/query-name-corpus" "$query_name_regressions"
+"$dir/tests/fuzz/make_query_name_seeds" "$dir/query-name-seeds"
+fuzz_target query_name_fuzz "the mount's search-directory names" "$(share 1 12)" 1024 \
+  "$query_name_regressions" "$dir/query-name-corpus" "$dir/query-name-seeds" "$@"

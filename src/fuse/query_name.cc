@@ -84,7 +84,10 @@ Result<SearchRequest> ParseQueryName(std::string_view name) {
     } else {
       std::string_view tail = name.substr(at + 1);
       std::string_view first = tail.substr(0, tail.find(','));
-      if (first.substr(0, 2) == "k=") VEXFS_RETURN_IF_ERROR(ApplyOption(first, &request));
+      if (first.substr(0, 2) == "k=") {
+        SearchRequest checked;  // only checked: the whole name stays the query
+        VEXFS_RETURN_IF_ERROR(ApplyOption(first, &checked));
+      }
     }
   }
   VEXFS_ASSIGN_OR_RETURN(request.query, PercentDecode(text));

@@ -32,35 +32,6 @@ namespace vexfs {
 
 std::string MetaXattrName(std::string_view key) { return "user.vexfs.meta." + std::string(key); }
 
-const char* SearchModeName(SearchMode mode) {
-  switch (mode) {
-    case SearchMode::kLexical: return "lexical";
-    case SearchMode::kDense: return "dense";
-    case SearchMode::kHybrid: break;
-  }
-  return "hybrid";
-}
-
-const char* FusionMethodName(FusionMethod method) {
-  return method == FusionMethod::kScoreMix ? "mix" : "rrf";
-}
-
-Result<SearchMode> ParseSearchMode(std::string_view name) {
-  for (SearchMode m : {SearchMode::kHybrid, SearchMode::kLexical, SearchMode::kDense}) {
-    if (name == SearchModeName(m)) return m;
-  }
-  return Status::InvalidArgument("unknown search mode '" + std::string(name) +
-                                 "' (known: hybrid, lexical, dense)");
-}
-
-Result<FusionMethod> ParseFusionMethod(std::string_view name) {
-  for (FusionMethod m : {FusionMethod::kRrf, FusionMethod::kScoreMix}) {
-    if (name == FusionMethodName(m)) return m;
-  }
-  return Status::InvalidArgument("unknown fusion method '" + std::string(name) +
-                                 "' (known: rrf, mix)");
-}
-
 namespace index {
 namespace {
 
