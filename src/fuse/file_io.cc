@@ -72,15 +72,28 @@ Result<std::pair<Attributes, OpenedFile>> Filesystem::Create(uint64_t parent, st
     if (!(created.status().code() == StatusCode::kAlreadyExists) || (flags & O_EXCL))
       return created.status();
     VEXFS_ASSIGN_OR_RETURN(Attributes existing, Lookup(parent, name));
-    if (flags & O_TRUNC) {
-      SetAttrRequest truncate;
-      truncate.size = 0;
-      VEXFS_RETURN_IF_ERROR(SetAttr(existing.ino, truncate).status());
-    }
-    created = existing;
+    return OpenExisting(existing, flags, lock);
   }
   VEXFS_ASSIGN_OR_RETURN(OpenedFile file, OpenHandleLocked(created->ino, flags));
   return std::make_pair(*created, file);
+}
+
+Result<std::pair<Attributes, OpenedFile>> Filesystem::OpenExisting(
+    const Attributes& existing, int flags, std::shared_lock<std::shared_mutex>& lock) {
+  // Opened before it is truncated, as Open does: a writer that opens the file
+  // meanwhile shares its state, whose lock the truncate holds, rather than
+  // buffering over the size from before the truncate.
+  VEXFS_ASSIGN_OR_RETURN(OpenedFile file, OpenHandleLocked(existing.ino, flags));
+  if (!(flags & O_TRUNC)) return std::make_pair(existing, file);
+  SetAttrRequest truncate;
+  truncate.size = 0;
+  auto truncated = SetAttr(existing.ino, truncate);
+  if (!truncated.ok()) {
+    lock.unlock();  // Release takes the namespace lock for itself
+    (void)Release(existing.ino, file.fh);
+    return truncated.status();
+  }
+  return std::make_pair(*truncated, file);  // the size the kernel caches is 0
 }
 
 Result<std::string> Filesystem::Read(uint64_t ino, uint64_t fh, uint64_t offset, uint64_t length) {

@@ -201,6 +201,10 @@ class Filesystem {
   Result<OpenedFile> OpenHandle(uint64_t ino, int flags);
   // The same, for a caller that holds namespace_mu_ (shared).
   Result<OpenedFile> OpenHandleLocked(uint64_t ino, int flags);
+  // Create's open of a file another creator made first: opened, then truncated
+  // for O_TRUNC, with the attributes after that. `lock` holds namespace_mu_.
+  Result<std::pair<Attributes, OpenedFile>> OpenExisting(
+      const Attributes& existing, int flags, std::shared_lock<std::shared_mutex>& lock);
   Result<std::string> PathOf(uint64_t ino);
   // Lookup of "." or ".." in `ino`: what exported file handles need.
   Result<Attributes> LookupForHandle(uint64_t ino, std::string_view name);

@@ -183,6 +183,27 @@ TEST_F(FilesystemTest, ACopyWithinAFileIsNotHiddenByAWriteRacingIt) {
   ASSERT_TRUE(fs_->Release(ino, fh).ok());
 }
 
+// open(O_CREAT | O_TRUNC) of a file that exists (another creator was first):
+// the attributes it answers, which the kernel caches, are the truncated ones.
+TEST_F(FilesystemTest, CreatingAnExistingFileWithOTruncAnswersItsNewSize) {
+  Start(FilesystemOptions{});
+  auto [ino, fh] = CreateFile("f");
+  ASSERT_OK(fs_->Write(ino, fh, 0, std::string(100, 'x')).status());
+  ASSERT_OK(fs_->Release(ino, fh));
+  auto again = fs_->Create(kRootIno, "f", 0644, O_WRONLY | O_CREAT | O_TRUNC, Caller{});
+  ASSERT_OK(again.status());
+  EXPECT_EQ(again->first.ino, ino);
+  EXPECT_EQ(again->first.size, 0u);
+  EXPECT_EQ(StoredSize("f"), 0u);
+  auto kept = fs_->Create(kRootIno, "f", 0644, O_WRONLY | O_CREAT, Caller{});
+  ASSERT_OK(kept.status());
+  EXPECT_EQ(kept->first.ino, ino);
+  EXPECT_CODE(fs_->Create(kRootIno, "f", 0644, O_WRONLY | O_CREAT | O_EXCL, Caller{}).status(),
+              StatusCode::kAlreadyExists);
+  ASSERT_OK(fs_->Release(ino, again->second.fh));
+  ASSERT_OK(fs_->Release(ino, kept->second.fh));
+}
+
 // A flush (what fsync and close do first) and a writer both waiting for the
 // file's write-out in flight: the flush must go first. Were the writer first, it
 // would start the next write-out, and the flush would wait for that one too,
