@@ -41,15 +41,7 @@ Result<OpenedFile> Filesystem::Open(uint64_t ino, int flags) {
   if (!IsVirtualIno(ino)) {
     VEXFS_ASSIGN_OR_RETURN(OpenedFile file, OpenHandle(ino, flags));
     // libfuse asks for atomic O_TRUNC: the truncate comes with the open.
-    if (flags & O_TRUNC) {
-      SetAttrRequest truncate;
-      truncate.size = 0;
-      Status st = SetAttr(ino, truncate).status();
-      if (!st.ok()) {
-        (void)Release(ino, file.fh);
-        return st;
-      }
-    }
+    if (flags & O_TRUNC) VEXFS_RETURN_IF_ERROR(TruncateOpened(ino, file.fh, nullptr).status());
     return file;
   }
   VEXFS_ASSIGN_OR_RETURN(std::optional<std::string> content, virtual_tree_->Generate(ino));
@@ -72,28 +64,30 @@ Result<std::pair<Attributes, OpenedFile>> Filesystem::Create(uint64_t parent, st
     if (!(created.status().code() == StatusCode::kAlreadyExists) || (flags & O_EXCL))
       return created.status();
     VEXFS_ASSIGN_OR_RETURN(Attributes existing, Lookup(parent, name));
-    return OpenExisting(existing, flags, lock);
+    // Opened before it is truncated, as Open does: a writer that opens the file
+    // meanwhile shares its state, whose lock the truncate holds, rather than
+    // buffering over the size from before the truncate.
+    VEXFS_ASSIGN_OR_RETURN(OpenedFile file, OpenHandleLocked(existing.ino, flags));
+    if (flags & O_TRUNC) {
+      // The size the kernel caches from this reply must be the truncated one.
+      VEXFS_ASSIGN_OR_RETURN(existing, TruncateOpened(existing.ino, file.fh, &lock));
+    }
+    return std::make_pair(existing, file);
   }
   VEXFS_ASSIGN_OR_RETURN(OpenedFile file, OpenHandleLocked(created->ino, flags));
   return std::make_pair(*created, file);
 }
 
-Result<std::pair<Attributes, OpenedFile>> Filesystem::OpenExisting(
-    const Attributes& existing, int flags, std::shared_lock<std::shared_mutex>& lock) {
-  // Opened before it is truncated, as Open does: a writer that opens the file
-  // meanwhile shares its state, whose lock the truncate holds, rather than
-  // buffering over the size from before the truncate.
-  VEXFS_ASSIGN_OR_RETURN(OpenedFile file, OpenHandleLocked(existing.ino, flags));
-  if (!(flags & O_TRUNC)) return std::make_pair(existing, file);
+Result<Attributes> Filesystem::TruncateOpened(uint64_t ino, uint64_t fh,
+                                              std::shared_lock<std::shared_mutex>* held) {
   SetAttrRequest truncate;
   truncate.size = 0;
-  auto truncated = SetAttr(existing.ino, truncate);
+  auto truncated = SetAttr(ino, truncate);
   if (!truncated.ok()) {
-    lock.unlock();  // Release takes the namespace lock for itself
-    (void)Release(existing.ino, file.fh);
-    return truncated.status();
+    if (held) held->unlock();  // Release takes the namespace lock for itself
+    (void)Release(ino, fh);
   }
-  return std::make_pair(*truncated, file);  // the size the kernel caches is 0
+  return truncated;
 }
 
 Result<std::string> Filesystem::Read(uint64_t ino, uint64_t fh, uint64_t offset, uint64_t length) {

@@ -201,10 +201,11 @@ class Filesystem {
   Result<OpenedFile> OpenHandle(uint64_t ino, int flags);
   // The same, for a caller that holds namespace_mu_ (shared).
   Result<OpenedFile> OpenHandleLocked(uint64_t ino, int flags);
-  // Create's open of a file another creator made first: opened, then truncated
-  // for O_TRUNC, with the attributes after that. `lock` holds namespace_mu_.
-  Result<std::pair<Attributes, OpenedFile>> OpenExisting(
-      const Attributes& existing, int flags, std::shared_lock<std::shared_mutex>& lock);
+  // O_TRUNC of `ino`, just opened as `fh`: its attributes after the truncate.
+  // On failure the handle is released; `held` (namespace_mu_, may be null) is
+  // let go first, as Release takes that lock itself.
+  Result<Attributes> TruncateOpened(uint64_t ino, uint64_t fh,
+                                    std::shared_lock<std::shared_mutex>* held);
   Result<std::string> PathOf(uint64_t ino);
   // Lookup of "." or ".." in `ino`: what exported file handles need.
   Result<Attributes> LookupForHandle(uint64_t ino, std::string_view name);
