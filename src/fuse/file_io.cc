@@ -128,15 +128,17 @@ Status Filesystem::ReadTo(uint64_t ino, uint64_t fh, uint64_t offset, uint64_t l
     if (!state->buffer) lock.unlock();
   }
   const InodeState* buffered = lock.owns_lock() ? state.get() : nullptr;
-  uint64_t stored_length = buffered ? buffered->StoredLength(offset, length) : length;
   return View([&](TreeEditor& ed) -> Status {
     TreeEditor::ByteViews stored;
-    if (stored_length > 0) VEXFS_RETURN_IF_ERROR(ed.ReadViews(ino, offset, stored_length, &stored));
     if (!buffered) {
+      VEXFS_RETURN_IF_ERROR(ed.ReadViews(ino, offset, length, &stored));
       sink(stored.views);  // straight from the map, inside the transaction
       return Status::Ok();
     }
-    sink({buffered->Overlay(offset, length, stored.Join())});
+    VEXFS_ASSIGN_OR_RETURN(Attributes attr, ed.GetAttr(ino));
+    const uint64_t size = buffered->SizeOver(attr.size);
+    VEXFS_RETURN_IF_ERROR(ed.ReadViews(ino, offset, length, &stored));
+    sink({buffered->Overlay(offset, length, stored.Join(), size)});
     return Status::Ok();
   });
 }
@@ -156,7 +158,7 @@ Result<size_t> Filesystem::Write(uint64_t ino, uint64_t /*fh*/, uint64_t offset,
     if (!state->buffer) {
       VEXFS_ASSIGN_OR_RETURN(Attributes attr, StoreAttr(ino));
       if (attr.type != FileType::kRegular) return Status::IsDirectory("not a regular file");
-      state->buffer.emplace(attr.size);
+      state->buffer.emplace();
     }
     uint64_t before = state->buffer->bytes();
     state->buffer->Write(offset, data);
@@ -195,10 +197,9 @@ Status Filesystem::MakeRoom(uint64_t ino, const std::shared_ptr<InodeState>& sta
 }
 
 void Filesystem::StartWriteBehind(uint64_t ino, const std::shared_ptr<InodeState>& state) {
-  const uint64_t size = state->buffer->size();
   const TimeNs mtime = state->buffer->mtime();
   state->behind = std::make_shared<const WriteBuffer>(std::move(*state->buffer));
-  state->buffer.emplace(size, mtime);
+  state->buffer.emplace(mtime);
   state->behind_busy = true;
   write_behind_.Post([this, ino, state] { WriteOutBehind(ino, state); });
 }

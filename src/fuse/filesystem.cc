@@ -73,7 +73,7 @@ Result<Attributes> Filesystem::CurrentAttr(uint64_t ino) {
   std::lock_guard lock(state->mu);
   VEXFS_ASSIGN_OR_RETURN(Attributes attr, StoreAttr(ino));
   if (state->buffer) {
-    attr.size = state->buffer->size();
+    attr.size = state->SizeOver(attr.size);
     attr.mtime = std::max(attr.mtime, state->buffer->mtime());
     attr.ctime = std::max(attr.ctime, attr.mtime);
   }

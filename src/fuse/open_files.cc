@@ -1,17 +1,21 @@
 // OpenFiles: the table of inodes with open handles (see open_files.h).
 #include "fuse/open_files.h"
 
+#include <algorithm>
+
 namespace vexfs::fuse {
 
-uint64_t InodeState::StoredLength(uint64_t offset, uint64_t length) const {
-  // The store holds the file below the older buffer's size; the newer buffer
-  // only ever grew from there.
-  return behind ? behind->StoredLength(offset, length) : buffer->StoredLength(offset, length);
+uint64_t InodeState::SizeOver(uint64_t store_size) const {
+  uint64_t size = store_size;
+  if (buffer) size = std::max(size, buffer->end());
+  if (behind) size = std::max(size, behind->end());
+  return size;
 }
 
-std::string InodeState::Overlay(uint64_t offset, uint64_t length, std::string_view stored) const {
-  if (!behind) return buffer->Overlay(offset, length, stored);
-  return buffer->Overlay(offset, length, behind->Overlay(offset, length, stored));
+std::string InodeState::Overlay(uint64_t offset, uint64_t length, std::string_view stored,
+                                uint64_t size) const {
+  if (!behind) return buffer->Overlay(offset, length, stored, size);
+  return buffer->Overlay(offset, length, behind->Overlay(offset, length, stored, size), size);
 }
 
 uint64_t InodeState::BufferedBytes() const {

@@ -41,11 +41,15 @@ struct InodeState {
   std::condition_variable behind_done;
   uint32_t handles = 0;  // guarded by OpenFiles' table lock
 
-  // How many bytes from `offset` to ask the store for (none past the size).
-  uint64_t StoredLength(uint64_t offset, uint64_t length) const;
-  // Bytes [offset, offset + length) with both buffers applied over `stored`,
-  // StoredLength() bytes of the store from `offset`. Needs `buffer`.
-  std::string Overlay(uint64_t offset, uint64_t length, std::string_view stored) const;
+  // The file's size with both buffers applied over a store that holds
+  // `store_size` bytes of it (read under `mu`, in the same transaction as the
+  // bytes the buffers are laid over).
+  uint64_t SizeOver(uint64_t store_size) const;
+  // Bytes [offset, offset + length) with both buffers applied over `stored`, the
+  // store's bytes from `offset`, for a file of `size` = SizeOver() bytes.
+  // Needs `buffer`.
+  std::string Overlay(uint64_t offset, uint64_t length, std::string_view stored,
+                      uint64_t size) const;
   // Bytes held by both buffers.
   uint64_t BufferedBytes() const;
 };

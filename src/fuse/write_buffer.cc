@@ -9,7 +9,7 @@ void WriteBuffer::Write(uint64_t offset, std::string_view data) {
   if (data.empty()) return;
   const uint64_t end = offset + data.size();
   mtime_ = NowNs();
-  size_ = std::max(size_, end);
+  end_ = std::max(end_, end);
   // The common case, a sequential writer: append to the extent that ends here,
   // or, once that one is kExtentBytes long, start the next one beside it (growing
   // one string to the buffer limit would copy everything written so far at each
@@ -51,15 +51,12 @@ void WriteBuffer::Write(uint64_t offset, std::string_view data) {
   extents_.emplace(start, std::move(merged));
 }
 
-uint64_t WriteBuffer::StoredLength(uint64_t offset, uint64_t length) const {
-  return offset >= size_ ? 0 : std::min(length, size_ - offset);
-}
-
-std::string WriteBuffer::Overlay(uint64_t offset, uint64_t length, std::string_view stored) const {
-  if (offset >= size_) return {};
-  const uint64_t n = std::min(length, size_ - offset);
-  std::string out(stored.substr(0, StoredLength(offset, n)));
-  out.resize(n, '\0');
+std::string WriteBuffer::Overlay(uint64_t offset, uint64_t length, std::string_view stored,
+                                 uint64_t size) const {
+  if (offset >= size) return {};
+  const uint64_t n = std::min(length, size - offset);
+  std::string out(stored.substr(0, n));
+  out.resize(n, '\0');  // past the store's end: a hole up to the buffer's writes
   auto it = extents_.upper_bound(offset);
   if (it != extents_.begin()) --it;
   for (; it != extents_.end() && it->first < offset + n; ++it) {

@@ -204,6 +204,43 @@ TEST_F(FilesystemTest, CreatingAnExistingFileWithOTruncAnswersItsNewSize) {
   ASSERT_OK(fs_->Release(ino, kept->second.fh));
 }
 
+// Another process (the CLI, the library) shrinks a file while this mount holds
+// writes to it in a buffer. The size the mount shows is the store's, or where
+// the buffered writes end if that is further, at once and not only after the
+// buffer drains; a buffer keeping the size it saw first would show the old
+// size and its old bytes as zeros. (A truncate racing the first write of a file
+// no one had open reached the same state inside the mount.)
+TEST_F(FilesystemTest, AFileShrunkElsewhereWhileBufferedShowsItsNewSizeAtOnce) {
+  Start(FilesystemOptions{});
+  auto [ino, fh] = CreateFile("f");
+  ASSERT_OK(fs_->Write(ino, fh, 0, std::string(100, 'x')).status());
+  ASSERT_OK(fs_->Flush(ino, fh));
+  ASSERT_OK(fs_->Write(ino, fh, 0, "ab").status());  // buffered
+  auto tree = store_->Tree();
+  ASSERT_TRUE(tree.ok());
+  ASSERT_OK((*tree)->Edit([&](TreeEditor& ed) { return ed.Truncate(ino, 10); }));
+  auto attr = fs_->GetAttr(ino);
+  ASSERT_OK(attr.status());
+  EXPECT_EQ(attr->size, 10u);
+  auto read = fs_->Read(ino, fh, 0, 1000);
+  ASSERT_OK(read.status());
+  EXPECT_EQ(*read, "abxxxxxxxx");
+  // A write past the store's new end: the gap reads as zeros.
+  ASSERT_OK(fs_->Write(ino, fh, 20, "zz").status());
+  attr = fs_->GetAttr(ino);
+  ASSERT_OK(attr.status());
+  EXPECT_EQ(attr->size, 22u);
+  const std::string expected = "abxxxxxxxx" + std::string(10, '\0') + "zz";
+  read = fs_->Read(ino, fh, 0, 1000);
+  ASSERT_OK(read.status());
+  EXPECT_EQ(*read, expected);
+  ASSERT_OK(fs_->Release(ino, fh));
+  EXPECT_EQ(StoredSize("f"), 22u);
+  auto stored = (*tree)->ReadAll("f");
+  ASSERT_OK(stored.status());
+  EXPECT_EQ(*stored, expected);
+}
+
 // A flush (what fsync and close do first) and a writer both waiting for the
 // file's write-out in flight: the flush must go first. Were the writer first, it
 // would start the next write-out, and the flush would wait for that one too,

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -23,24 +24,26 @@ class WriteBufferTest : public StoreTest {
 };
 
 TEST_F(WriteBufferTest, OverlayShowsWritesOverStoredBytes) {
-  WriteBuffer buffer(10);
+  WriteBuffer buffer;
   buffer.Write(2, "ab");
   buffer.Write(12, "zz");  // past the end: a hole of zeros in between
-  EXPECT_EQ(buffer.size(), 14u);
+  EXPECT_EQ(buffer.end(), 14u);
   EXPECT_EQ(buffer.bytes(), 4u);
   std::string stored = "0123456789";
-  EXPECT_EQ(buffer.Overlay(0, 100, stored), std::string("01ab456789\0\0zz", 14));
-  EXPECT_EQ(buffer.Overlay(3, 2, stored.substr(3)), "b4");
-  EXPECT_EQ(buffer.Overlay(14, 5, ""), "");
+  EXPECT_EQ(buffer.Overlay(0, 100, stored, 14), std::string("01ab456789\0\0zz", 14));
+  EXPECT_EQ(buffer.Overlay(3, 2, stored.substr(3), 14), "b4");
+  EXPECT_EQ(buffer.Overlay(14, 5, "", 14), "");
+  // A store file longer than the writes: the size is the store's.
+  EXPECT_EQ(buffer.Overlay(12, 100, "89abcdef", 20), "zzabcdef");
 }
 
 TEST_F(WriteBufferTest, OverlappingWritesMergeAndCountBytesOnce) {
-  WriteBuffer buffer(0);
+  WriteBuffer buffer;
   buffer.Write(0, "aaaa");
   buffer.Write(8, "cccc");
   buffer.Write(2, "bbbbbbbb");  // covers the gap and both ends
   EXPECT_EQ(buffer.bytes(), 12u);
-  EXPECT_EQ(buffer.Overlay(0, 12, ""), "aabbbbbbbbcc");
+  EXPECT_EQ(buffer.Overlay(0, 12, "", buffer.end()), "aabbbbbbbbcc");
 }
 
 TEST_F(WriteBufferTest, LongSequentialWritesSpanSeveralExtents) {
@@ -49,7 +52,7 @@ TEST_F(WriteBufferTest, LongSequentialWritesSpanSeveralExtents) {
   ASSERT_OK(Put("f", ""));
   uint64_t ino = Ino("f");
   std::mt19937_64 rng(9);
-  WriteBuffer buffer(0);
+  WriteBuffer buffer;
   std::string model;
   for (int i = 0; i < 40; ++i) {
     std::string piece(100 * 1024 + rng() % 1000, static_cast<char>('a' + i % 26));
@@ -64,8 +67,9 @@ TEST_F(WriteBufferTest, LongSequentialWritesSpanSeveralExtents) {
     model.replace(at - 30000, patch.size(), patch);
   }
   EXPECT_EQ(buffer.bytes(), model.size());
-  EXPECT_EQ(buffer.Overlay(0, model.size(), ""), model);
-  EXPECT_EQ(buffer.Overlay(1000000, 100000, ""), model.substr(1000000, 100000));
+  EXPECT_EQ(buffer.end(), model.size());
+  EXPECT_EQ(buffer.Overlay(0, model.size(), "", model.size()), model);
+  EXPECT_EQ(buffer.Overlay(1000000, 100000, "", model.size()), model.substr(1000000, 100000));
   ASSERT_OK(Apply(buffer, ino));
   EXPECT_EQ(Content("f"), model);
 }
@@ -74,13 +78,14 @@ TEST_F(WriteBufferTest, ApplyMatchesTheOverlay) {
   ASSERT_OK(Put("f", std::string(5000, 's')));
   uint64_t ino = Ino("f");
   std::mt19937_64 rng(7);
-  WriteBuffer buffer(5000);
+  WriteBuffer buffer;
   for (int i = 0; i < 200; ++i) {
     uint64_t offset = rng() % 9000;
     buffer.Write(offset, std::string(1 + rng() % 300, static_cast<char>('a' + i % 26)));
   }
   std::string stored = Content("f");
-  std::string expected = buffer.Overlay(0, buffer.size(), stored);
+  uint64_t size = std::max<uint64_t>(stored.size(), buffer.end());
+  std::string expected = buffer.Overlay(0, size, stored, size);
   ASSERT_OK(Apply(buffer, ino));
   EXPECT_EQ(Content("f"), expected);
 }
@@ -90,7 +95,7 @@ TEST_F(WriteBufferTest, ApplyKeepsASizeChangeMadeMeanwhile) {
   // drain must not grow the file back to the size the buffer first saw.
   ASSERT_OK(Put("f", "0123456789"));
   uint64_t ino = Ino("f");
-  WriteBuffer buffer(10);
+  WriteBuffer buffer;
   buffer.Write(0, "ab");
   ASSERT_OK(Edit([&](TreeEditor& ed) { return ed.Truncate(ino, 4); }));
   ASSERT_OK(Apply(buffer, ino));
