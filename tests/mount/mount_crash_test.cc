@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -139,6 +140,22 @@ bool LeftByACutRewrite(const std::string& got, const std::string& pending, const
          pending.compare(0, got.size(), got) == 0;
 }
 
+// Acknowledged writes so far: fsynced files and log records.
+uint64_t Progress(Acked& acked) {
+  std::lock_guard lock(acked.mu);
+  return acked.files_synced + acked.log_records;
+}
+
+// Waits (up to a minute) until the writer has had a write acknowledged since
+// `before`, or has stopped.
+void WaitForProgress(Acked& acked, uint64_t before, const std::atomic<bool>& writer_stopped) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (Progress(acked) == before && !writer_stopped &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 class MountCrashTest : public MountTest {
  protected:
   void SurvivesKilledDaemons(const Workload& w);
@@ -151,7 +168,17 @@ void MountCrashTest::SurvivesKilledDaemons(const Workload& w) {
   uint64_t next_id = 0;
   for (uint64_t it = 0; it < iterations; ++it) {
     if (it > 0) Mount();
-    std::thread writer(Writer, mnt(), std::cref(w), rng(), &next_id, &acked);
+    const uint64_t before = Progress(acked);
+    std::atomic<bool> writer_stopped{false};
+    std::thread writer([&, seed = rng()] {
+      Writer(mnt(), w, seed, &next_id, &acked);
+      writer_stopped = true;
+    });
+    // The kill lands at a random moment after the writer's first acknowledged
+    // write in this mount: on a slow host (sanitizers, a loaded machine) one
+    // large file can take longer than the whole random window, and kills that
+    // always came before the first fsync would test nothing.
+    WaitForProgress(acked, before, writer_stopped);
     std::this_thread::sleep_for(std::chrono::milliseconds(50 + rng() % 400));
     KillDaemon();
     writer.join();
