@@ -1,6 +1,7 @@
 // StreamReader: a USXF file read front to back, checked as it arrives. Memory use
 // is bounded by the header (at most 64 MiB, allocated only after the preamble's
 // checksum and limits pass) and one 1 MiB piece.
+#include <algorithm>
 #include <cstring>
 
 #include "usxf/digests.h"
@@ -103,7 +104,10 @@ Status StreamReader::ReadAll(const std::function<Status(size_t, std::string_view
   FileSummary& s = st.summary;
   std::vector<Xxh128> checksums;
   std::vector<Digest> digests;
-  std::string piece(kPiece, '\0');
+  // A piece no larger than the largest section: a small file needs no 1 MiB buffer.
+  uint64_t largest = 0;
+  for (const SectionInfo& sec : s.sections) largest = std::max(largest, sec.stored_length);
+  std::string piece(static_cast<size_t>(std::min<uint64_t>(largest, kPiece)), '\0');
   for (size_t i = 0; i < s.sections.size(); ++i) {
     const SectionInfo& sec = s.sections[i];
     SectionHasher hasher(st.level == VerifyLevel::kFull, st.preamble.chunk_log2);

@@ -137,6 +137,22 @@ TEST_F(CliTest, BadMapSizeIsInvalidAndCreatesNothing) {
   EXPECT_FALSE(std::filesystem::exists(store()));
 }
 
+// The check every test above leans on: each kind of change a command could make
+// by mistake shows in the captured state.
+TEST_F(CliErrorTest, TheUnchangedCheckSeesEveryKindOfChange) {
+  const std::vector<std::pair<Args, std::string>> changes = {
+      {{"put", "-", "a.txt"}, "z"},           {{"meta", "set", "a.txt", "k=v"}, ""},
+      {{"mkdir", "empty/sub"}, ""},          {{"rm", "dir/b.txt"}, ""},
+      {{"tag", "t", "s1"}, ""},              {{"branch", "other"}, ""},
+      {{"checkout", "side"}, ""}};
+  for (const auto& [args, input] : changes) {
+    StoreState before = CaptureState();
+    ProcessResult r = Vexfs(args, input);
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_NE(before, CaptureState()) << args[0] << " went unseen";
+  }
+}
+
 TEST_F(CliErrorTest, LostOutputIsAFailure) {
   if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
   ProcessOptions full;

@@ -27,11 +27,6 @@ void WriteLocalFile(const std::string& path, const std::string& data) {
   ASSERT_TRUE(out.good()) << "cannot write " << path;
 }
 
-std::ostream& operator<<(std::ostream& os, const StoreState& s) {
-  return os << "tree: " << s.tree.dump() << "\nsnapshots: " << s.snapshots.dump()
-            << "\nbranches: " << s.branches.dump();
-}
-
 void CliTest::SetUp() {
   ASSERT_FALSE(VexfsBinary().empty()) << "VEXFS_BIN is not set";
   store_ = tmp_.Sub("store");
@@ -76,17 +71,13 @@ void CliTest::PutText(const std::string& path, const std::string& data) {
 }
 
 StoreState CliTest::CaptureState() {
-  StoreState state;
-  state.tree = VexfsJson({"ls", "-R"});
-  state.snapshots = VexfsJson({"snapshot", "list"});
-  state.branches = VexfsJson({"branch"});
+  StoreState state = ReadStoreState(store_);
+  EXPECT_EQ(state.error, "") << "cannot read the store " << store_;
   return state;
 }
 
 void CliTest::ExpectFsckClean() {
-  json report = VexfsJson({"fsck"});
-  EXPECT_EQ(report.value("ok", false), true) << report.dump();
-  EXPECT_EQ(report.value("problems", json::array()), json::array()) << report.dump();
+  EXPECT_EQ(FsckProblems(store_), std::vector<std::string>{}) << "in the store " << store_;
 }
 
 ::testing::AssertionResult FailedWith(const ProcessResult& r, int code,

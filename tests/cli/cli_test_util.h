@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/process_runner.h"
+#include "cli/store_state.h"
 #include "test_util.h"
 
 namespace vexfs::cli_test {
@@ -28,15 +29,6 @@ const std::string& VexfsBinary();
 // Reads or writes a whole local file; a missing file reads as "".
 std::string ReadLocalFile(const std::string& path);
 void WriteLocalFile(const std::string& path, const std::string& data);
-
-// Everything observable about a store's contents, for before/after comparisons.
-struct StoreState {
-  json tree;       // `ls -R --json` of the current branch
-  json snapshots;  // `snapshot list --json`
-  json branches;   // `branch --json`
-  bool operator==(const StoreState& other) const = default;
-};
-std::ostream& operator<<(std::ostream& os, const StoreState& s);
 
 class CliTest : public ::testing::Test {
  protected:
@@ -54,8 +46,10 @@ class CliTest : public ::testing::Test {
   // Stores `data` at store path `path` through `vexfs put - path`.
   void PutText(const std::string& path, const std::string& data);
 
+  // The store's whole state (store_state.h); a store that cannot be read fails
+  // the test.
   StoreState CaptureState();
-  // `vexfs fsck` exits 0 and reports no problems.
+  // Fsck finds no problems in the store.
   void ExpectFsckClean();
 
   // `path` under this test's temporary directory (not created).
