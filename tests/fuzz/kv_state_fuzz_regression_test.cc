@@ -2,14 +2,18 @@
 // and the sanitizer builds: the seeds, which must all decode; single-byte changes
 // of the seed files, as given and with their checksums repaired the way the
 // fuzzer's mutator does; every truncation and byte change of the reference
-// texts; changes and truncations of the HF exports; and every input saved under
+// texts, the HF exports' manifests among them; changes and truncations of the
+// whole HF exports, sampled past their first 4 KiB; and every input saved under
 // tests/fuzz/kv_state_regressions/.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <string_view>
 
 #include "fuzz/kv_state_fuzz_body.h"
 #include "fuzz/saved_inputs.h"
@@ -89,15 +93,29 @@ TEST(KvStateFuzzTest, ChangedFilesAreRefusedOrConsistent) {
   }
 }
 
+// Where an input's text ends: a reference text is text throughout; an HF export
+// is text up to the end of its manifest, then floats (the cache and the logits),
+// which ChangedHfExportsAreRefusedOrConsistent changes.
+size_t TextEnd(const std::string& input) {
+  const size_t length_at = std::string_view("vexfs-hf\n").size();
+  if (!IsHfExport(input) || input.size() < length_at + 4) return input.size();
+  uint32_t manifest = 0;
+  for (int i = 3; i >= 0; --i) manifest = (manifest << 8) | static_cast<uint8_t>(input[length_at + i]);
+  return std::min<size_t>(input.size(), length_at + 4 + manifest);
+}
+
+// Every truncation of every text, and every byte of it changed to each of the
+// characters that change a JSON document's structure.
 TEST(KvStateFuzzTest, ChangedReferenceTextsAreRefusedOrConsistent) {
-  for (const auto& [name, text] : KvStateSeeds()) {
-    if (IsStateFile(text)) continue;
-    for (size_t n = 0; n < text.size(); ++n) {
-      ASSERT_EQ(CheckStateInput(text.substr(0, n)), "") << name << " cut to " << n;
+  for (const auto& [name, input] : KvStateSeeds()) {
+    if (IsStateFile(input)) continue;
+    const size_t text_end = TextEnd(input);
+    for (size_t n = 0; n < text_end; ++n) {
+      ASSERT_EQ(CheckStateInput(input.substr(0, n)), "") << name << " cut to " << n;
     }
-    for (size_t i = 0; i < text.size(); ++i) {
+    for (size_t i = 0; i < text_end; ++i) {
       for (char to : {'0', '"', '[', '{', '-', 'e', ' ', '\x80'}) {
-        std::string changed = text;
+        std::string changed = input;
         changed[i] = to;
         ASSERT_EQ(CheckStateInput(changed), "") << name << " byte " << i << " = " << to;
       }
