@@ -95,22 +95,22 @@ TEST_F(FilesystemTest, AFileOverHalfItsLimitWritesOutInTheBackgroundWhileItsWrit
   options.file_buffer_limit = 64 * kKiB;
   Start(options);
   auto [ino, fh] = CreateFile("f");
-  const std::string first(30 * kKiB, 'a'), second(10 * kKiB, 'b'), third(25 * kKiB, 'c');
+  const std::string first(20 * kKiB, 'a'), second(10 * kKiB, 'b'), third(25 * kKiB, 'c');
   ASSERT_TRUE(fs_->Write(ino, fh, 0, first).ok());
   ASSERT_TRUE(fs_->Write(ino, fh, first.size(), second).ok());
-  EXPECT_EQ(StoredSize("f"), 0u);  // 40 KiB: past half the limit, but nothing is full yet
-  // The next write would pass half the limit: the 40 KiB go out in the
+  EXPECT_EQ(StoredSize("f"), 0u);  // 30 KiB: within half the limit, all buffered
+  // The next write would pass half the limit: the 30 KiB go out in the
   // background, and this write is buffered at once.
-  ASSERT_TRUE(fs_->Write(ino, fh, 40 * kKiB, third).ok());
-  EXPECT_TRUE(StoredSizeBecomes("f", 40 * kKiB));  // with no close, flush or fsync
+  ASSERT_TRUE(fs_->Write(ino, fh, 30 * kKiB, third).ok());
+  EXPECT_TRUE(StoredSizeBecomes("f", 30 * kKiB));  // with no close, flush or fsync
   auto attr = fs_->GetAttr(ino);
   ASSERT_TRUE(attr.ok());
-  EXPECT_EQ(attr->size, 65 * kKiB);
+  EXPECT_EQ(attr->size, 55 * kKiB);
   auto all = fs_->Read(ino, fh, 0, 100 * kKiB);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(*all, first + second + third);
   ASSERT_TRUE(fs_->Release(ino, fh).ok());
-  EXPECT_EQ(StoredSize("f"), 65 * kKiB);
+  EXPECT_EQ(StoredSize("f"), 55 * kKiB);
 }
 
 TEST_F(FilesystemTest, MemoryPressureWritesOutOtherFiles) {
