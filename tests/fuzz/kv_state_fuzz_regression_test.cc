@@ -19,6 +19,7 @@
 #include "fuzz/saved_inputs.h"
 #include "fuzz/usxf_fuzz_repair.h"
 #include "usxf/format.h"
+#include "usxf/le.h"
 
 namespace vexfs::kv::fuzz {
 namespace {
@@ -42,7 +43,8 @@ TEST(KvStateFuzzTest, EverySeedDecodes) {
   }
 }
 
-bool IsHfExport(const std::string& bytes) { return bytes.rfind("vexfs-hf\n", 0) == 0; }
+constexpr std::string_view kHfPrefix = "vexfs-hf\n";
+bool IsHfExport(const std::string& bytes) { return bytes.rfind(kHfPrefix, 0) == 0; }
 
 // Every byte of the manifest and a sample of the floats, changed, and every
 // truncation: refused naming the manifest, or decoded consistently.
@@ -97,10 +99,9 @@ TEST(KvStateFuzzTest, ChangedFilesAreRefusedOrConsistent) {
 // is text up to the end of its manifest, then floats (the cache and the logits),
 // which ChangedHfExportsAreRefusedOrConsistent changes.
 size_t TextEnd(const std::string& input) {
-  const size_t length_at = std::string_view("vexfs-hf\n").size();
+  const size_t length_at = kHfPrefix.size();
   if (!IsHfExport(input) || input.size() < length_at + 4) return input.size();
-  uint32_t manifest = 0;
-  for (int i = 3; i >= 0; --i) manifest = (manifest << 8) | static_cast<uint8_t>(input[length_at + i]);
+  const uint32_t manifest = usxf::LoadLE<uint32_t>(input.data() + length_at);
   return std::min<size_t>(input.size(), length_at + 4 + manifest);
 }
 
