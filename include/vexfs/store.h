@@ -184,6 +184,14 @@ class TreeEditor {
   Result<uint64_t> CopyRange(uint64_t src, uint64_t src_offset, uint64_t dst,
                              uint64_t dst_offset, uint64_t length);
 
+  // lseek's SEEK_DATA and SEEK_HOLE: the first offset >= `offset` where data
+  // begins, or where a hole begins. Holes are whole chunks that store nothing
+  // (chunks of zeros are stored that way), and the end of the file is a hole.
+  // nullopt (lseek's ENXIO) when `offset` is at or past the end of the file, or
+  // no data follows it.
+  Result<std::optional<uint64_t>> SeekData(uint64_t ino, uint64_t offset);
+  Result<std::optional<uint64_t>> SeekHole(uint64_t ino, uint64_t offset);
+
   struct AttrChange {
     std::optional<uint32_t> mode;
     std::optional<uint32_t> uid;

@@ -3,6 +3,7 @@
 #include <linux/falloc.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 #include <cstdio>
 
@@ -109,6 +110,17 @@ Result<std::string> Filesystem::ReadVirtual(uint64_t ino, uint64_t fh, uint64_t 
     }
   }
   return virtual_tree_->Read(ino, offset, length);
+}
+
+Result<uint64_t> Filesystem::VirtualSize(uint64_t ino, uint64_t fh) {
+  {
+    std::lock_guard handles(handles_mu_);
+    auto it = handles_.find(fh);
+    // The same rule as ReadVirtual: content generated at open is what reads see.
+    if (it != handles_.end() && !it->second.content.empty()) return it->second.content.size();
+  }
+  VEXFS_ASSIGN_OR_RETURN(Attributes attr, virtual_tree_->GetAttr(ino));
+  return attr.size;
 }
 
 Status Filesystem::ReadTo(uint64_t ino, uint64_t fh, uint64_t offset, uint64_t length,
@@ -223,6 +235,19 @@ void Filesystem::WriteOutBehind(uint64_t ino, const std::shared_ptr<InodeState>&
   }
   state->behind_busy = false;
   state->behind_done.notify_all();
+}
+
+void Filesystem::WriteOutAged(std::chrono::steady_clock::time_point now) {
+  if (options_.read_only) return;
+  const auto cutoff = now - options_.max_buffer_age;
+  for (auto& [ino, state] : open_files_.All()) {
+    std::lock_guard lock(state->mu);
+    if (!state->buffer || state->buffer->empty() || state->buffer->first_write() > cutoff) {
+      continue;
+    }
+    if (state->behind_busy || state->behind || state->flush_waiters > 0) continue;
+    StartWriteBehind(ino, state);
+  }
 }
 
 void Filesystem::FlushOthers(uint64_t except) {
@@ -373,6 +398,29 @@ Result<uint64_t> Filesystem::CopyFileRange(uint64_t src, uint64_t src_offset, ui
     return Status::Ok();
   }));
   return copied;
+}
+
+Result<std::optional<uint64_t>> Filesystem::Seek(uint64_t ino, uint64_t fh, uint64_t offset,
+                                                int whence) {
+  if (whence != SEEK_DATA && whence != SEEK_HOLE) {
+    return Status::InvalidArgument("lseek whence " + std::to_string(whence));
+  }
+  if (IsVirtualIno(ino)) {
+    VEXFS_ASSIGN_OR_RETURN(uint64_t size, VirtualSize(ino, fh));
+    if (offset >= size) return std::optional<uint64_t>();
+    return std::optional<uint64_t>(whence == SEEK_DATA ? offset : size);
+  }
+  // Buffered writes reach the store first, where holes are known by chunk. A
+  // seek is rare (a sparse-aware copy asks once per region), so the commit costs
+  // less than merging the buffers' extents into the answer would in code.
+  VEXFS_ASSIGN_OR_RETURN(auto hold, FlushAndHold(ino));
+  std::optional<uint64_t> at;
+  VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
+    VEXFS_ASSIGN_OR_RETURN(at, whence == SEEK_DATA ? ed.SeekData(ino, offset)
+                                                   : ed.SeekHole(ino, offset));
+    return Status::Ok();
+  }));
+  return at;
 }
 
 Status Filesystem::SyncStore() {

@@ -6,9 +6,10 @@
 // numbers with the top bit set belong to the virtual tree.
 //
 // Writes are buffered per inode (write_buffer.h) and reach the store in one
-// transaction at flush (each close), fsync, release, an attribute change, or when
-// the buffer passes its limits; a file's full buffer is written out in the
-// background while its writer goes on (write_behind.h). Commits are not synced one by one: fsync and
+// transaction at flush (each close), fsync, release, an attribute change, when
+// the buffer passes its limits, or when its bytes have waited too long; a file's
+// full or old buffer is written out in the background while its writer goes on
+// (write_behind.h). Commits are not synced one by one: fsync and
 // fdatasync sync the store before they return, and a background thread syncs
 // about once a second (docs/mount.md).
 //
@@ -18,6 +19,7 @@
 
 #include <sys/statvfs.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -77,6 +79,10 @@ struct FilesystemOptions {
   bool write_behind = true;
   // ... or all files together hold more than this.
   uint64_t total_buffer_limit = uint64_t{256} << 20;
+  // ... or, in the background, once bytes have waited this long (checked by
+  // WriteOutAged, about once a second): a file kept open still reaches other
+  // processes, the index and the disk.
+  std::chrono::milliseconds max_buffer_age{1000};
 };
 
 inline constexpr uint64_t kVirtualInoBit = uint64_t{1} << 63;
@@ -139,6 +145,11 @@ class Filesystem {
   // ranges share chunks instead of copying them.
   Result<uint64_t> CopyFileRange(uint64_t src, uint64_t src_offset, uint64_t dst,
                                  uint64_t dst_offset, uint64_t length);
+  // lseek(2)'s SEEK_DATA and SEEK_HOLE (`whence`; anything else is
+  // kInvalidArgument): where the next data or hole begins at or after `offset`,
+  // nullopt for ENXIO. Stored files have holes where whole chunks are (the
+  // store's, TreeEditor::SeekData); generated files are all data.
+  Result<std::optional<uint64_t>> Seek(uint64_t ino, uint64_t fh, uint64_t offset, int whence);
 
   // Directories: the listing is taken at OpenDir and served by offset from it;
   // a read from offset 0 after the first (rewinddir) takes it again, so entries
@@ -157,6 +168,11 @@ class Filesystem {
   Result<std::vector<std::string>> ListXattrs(uint64_t ino);
   Status RemoveXattr(uint64_t ino, std::string_view name);
 
+  // Hands every buffer whose oldest bytes were written before `now` -
+  // max_buffer_age to the background writer (the 1 s syncer calls it before
+  // SyncIfDirty). Files with a write-out in flight, awaited or failed are left
+  // to it and to their next write, flush or close.
+  void WriteOutAged(std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
   // Work queued since the last sync reaches stable storage (the 1 s syncer).
   Status SyncIfDirty();
   // Every buffered write reaches the store and the store is synced (shutdown);
@@ -168,6 +184,8 @@ class Filesystem {
              std::unique_ptr<WorkingTree> tree);
 
   Result<std::string> ReadVirtual(uint64_t ino, uint64_t fh, uint64_t offset, uint64_t length);
+  // The size a read through handle `fh` of virtual file `ino` sees.
+  Result<uint64_t> VirtualSize(uint64_t ino, uint64_t fh);
   Status Edit(const std::function<Status(TreeEditor&)>& edit);
   Status View(const std::function<Status(TreeEditor&)>& read);
   Status RefuseIfReadOnly(uint64_t ino) const;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 namespace vexfs::fuse {
@@ -247,6 +248,21 @@ void OnFallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t l
                                   static_cast<uint64_t>(length)));
 }
 
+void OnLseek(fuse_req_t req, fuse_ino_t ino, off_t offset, int whence, fuse_file_info* fi) {
+  // Like ext4: a negative offset has no data or hole after it (ENXIO).
+  std::optional<uint64_t> at;
+  if (offset >= 0) {
+    auto found = Fs(req).Seek(ino, fi->fh, static_cast<uint64_t>(offset), whence);
+    if (!found.ok()) return ReplyErr(req, found.status());
+    at = *found;
+  }
+  if (!at) {
+    fuse_reply_err(req, ENXIO);
+    return;
+  }
+  fuse_reply_lseek(req, static_cast<off_t>(*at));
+}
+
 void OnCopyFileRange(fuse_req_t req, fuse_ino_t ino_in, off_t off_in, fuse_file_info* /*fi_in*/,
                      fuse_ino_t ino_out, off_t off_out, fuse_file_info* /*fi_out*/, size_t len,
                      int flags) {
@@ -359,6 +375,7 @@ void OnCreateOps(fuse_lowlevel_ops* ops) {
   ops->fsync = OnFsync;
   ops->fallocate = OnFallocate;
   ops->copy_file_range = OnCopyFileRange;
+  ops->lseek = OnLseek;
   ops->opendir = OnOpendir;
   ops->readdir = OnReaddir;
   ops->releasedir = OnReleasedir;

@@ -38,7 +38,8 @@ const std::set<std::string_view> kIgnored = {
     "defaults", "auto",    "noauto", "user",  "users",
     "nouser",   "_netdev", "nofail", "owner", "default_permissions"};
 
-// Syncs the store about once a second while there is unsynced work.
+// About once a second: hands buffers that have waited too long to the
+// background writer, then syncs the store if there is unsynced work.
 class Syncer {
  public:
   explicit Syncer(Filesystem* fs) : fs_(fs), thread_([this] { Run(); }) {}
@@ -56,6 +57,7 @@ class Syncer {
     std::unique_lock lock(mu_);
     while (!cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; })) {
       lock.unlock();
+      fs_->WriteOutAged();
       Status st = fs_->SyncIfDirty();
       if (!st.ok()) std::fprintf(stderr, "vexfs mount: %s\n", st.ToString().c_str());
       lock.lock();

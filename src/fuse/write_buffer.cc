@@ -9,6 +9,7 @@ void WriteBuffer::Write(uint64_t offset, std::string_view data) {
   if (data.empty()) return;
   const uint64_t end = offset + data.size();
   mtime_ = NowNs();
+  if (extents_.empty()) first_write_ = std::chrono::steady_clock::now();
   end_ = std::max(end_, end);
   // The common case, a sequential writer: append to the extent that ends here,
   // or, once that one is kExtentBytes long, start the next one beside it (growing

@@ -3,7 +3,8 @@
 // The mount buffers writes per inode (not per handle) so that every handle of a
 // file, and every reader, sees one consistent file: a read overlays the buffer on
 // what the store holds. The buffer reaches the store in one transaction at flush,
-// fsync, close, a size or attribute change, or when it grows past its limit.
+// fsync, close, a size or attribute change, when it grows past its limit, or
+// once its oldest bytes are older than FilesystemOptions::max_buffer_age.
 //
 // It holds writes only: a truncate (SetAttr) writes the buffer out first and
 // changes the size in the store. The buffer never holds a size of its own, only
@@ -17,6 +18,7 @@
 #ifndef VEXFS_FUSE_WRITE_BUFFER_H_
 #define VEXFS_FUSE_WRITE_BUFFER_H_
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -41,6 +43,9 @@ class WriteBuffer {
   uint64_t bytes() const { return bytes_; }
   bool empty() const { return extents_.empty(); }
   TimeNs mtime() const { return mtime_; }
+  // When the oldest byte held was written (steady clock; meaningless while
+  // empty): how long a file kept open has kept it from the store.
+  std::chrono::steady_clock::time_point first_write() const { return first_write_; }
 
   // Bytes [offset, offset + length) of the file as it is with this buffer applied,
   // given `stored` = the store's bytes from `offset` (short at the store's end of
@@ -59,6 +64,7 @@ class WriteBuffer {
   uint64_t end_ = 0;
   uint64_t bytes_ = 0;
   TimeNs mtime_ = 0;
+  std::chrono::steady_clock::time_point first_write_;
 };
 
 }  // namespace vexfs::fuse

@@ -1,6 +1,7 @@
 // Range operations on working-tree files that work on chunks rather than bytes:
-// zeroing a range (whole chunks become holes) and copying a range (whole chunks
-// are shared by reference, so copying a large file costs metadata only).
+// zeroing a range (whole chunks become holes), copying a range (whole chunks
+// are shared by reference, so copying a large file costs metadata only) and
+// finding where data and holes begin (lseek's SEEK_DATA and SEEK_HOLE).
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -93,6 +94,23 @@ Result<uint64_t> TreeEditor::CopyRange(uint64_t src, uint64_t src_offset, uint64
     VEXFS_RETURN_IF_ERROR(Write(dst, dst_offset + done, bytes));
   }
   return n;
+}
+
+Result<std::optional<uint64_t>> TreeEditor::SeekData(uint64_t ino, uint64_t offset) {
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, LoadRegular(scope_, ino));
+  if (offset >= rec.size) return std::optional<uint64_t>();
+  VEXFS_ASSIGN_OR_RETURN(auto index, scope_->FirstStoredChunk(ino, offset / kChunkSize));
+  if (!index) return std::optional<uint64_t>();  // holes up to the end
+  return std::optional<uint64_t>(std::max(offset, *index * kChunkSize));
+}
+
+Result<std::optional<uint64_t>> TreeEditor::SeekHole(uint64_t ino, uint64_t offset) {
+  VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, LoadRegular(scope_, ino));
+  if (offset >= rec.size) return std::optional<uint64_t>();
+  VEXFS_ASSIGN_OR_RETURN(uint64_t index, scope_->FirstMissingChunk(ino, offset / kChunkSize));
+  // Past the last chunk this is the end of the file, the hole every file ends in.
+  uint64_t start = std::min(rec.size, index * kChunkSize);
+  return std::optional<uint64_t>(std::max(offset, start));
 }
 
 }  // namespace vexfs

@@ -157,6 +157,10 @@ class TxnScope {
   Result<std::optional<ObjectId>> GetChunk(uint64_t ino, uint64_t index);
   Status SetChunk(uint64_t ino, uint64_t index, const std::optional<ObjectId>& id);
   Result<std::vector<std::pair<uint64_t, ObjectId>>> ListChunks(uint64_t ino);
+  // The first chunk index >= `index` that stores bytes (nullopt: none does), and
+  // the first that does not (a hole, or past the last chunk).
+  Result<std::optional<uint64_t>> FirstStoredChunk(uint64_t ino, uint64_t index);
+  Result<uint64_t> FirstMissingChunk(uint64_t ino, uint64_t index);
 
   // The manifest describing a file's current content and xattrs.
   Result<Manifest> BuildManifest(uint64_t ino, const InodeRecord& rec);

@@ -228,6 +228,38 @@ Result<std::vector<std::pair<uint64_t, ObjectId>>> TxnScope::ListChunks(uint64_t
   return out;
 }
 
+Result<std::optional<uint64_t>> TxnScope::FirstStoredChunk(uint64_t ino, uint64_t index) {
+  std::string prefix = ChunkPrefix(branch_.id, ino);
+  Cursor cursor;
+  VEXFS_RETURN_IF_ERROR(cursor.Open(txn_, dbs().chunks));
+  VEXFS_ASSIGN_OR_RETURN(bool found, cursor.Seek(ChunkKey(branch_.id, ino, index)));
+  if (!found || cursor.key().substr(0, prefix.size()) != prefix) {
+    return std::optional<uint64_t>();
+  }
+  if (cursor.key().size() != prefix.size() + 8) {
+    return Status::Corruption("malformed chunk key of inode " + std::to_string(ino));
+  }
+  return std::optional<uint64_t>(DecodeBE64(cursor.key().substr(prefix.size())));
+}
+
+Result<uint64_t> TxnScope::FirstMissingChunk(uint64_t ino, uint64_t index) {
+  std::string prefix = ChunkPrefix(branch_.id, ino);
+  Cursor cursor;
+  VEXFS_RETURN_IF_ERROR(cursor.Open(txn_, dbs().chunks));
+  // Keys sort by index (big-endian), so stored chunks from `index` on come in
+  // order: the first gap in the run is the answer.
+  VEXFS_ASSIGN_OR_RETURN(bool more, cursor.Seek(ChunkKey(branch_.id, ino, index)));
+  while (more && cursor.key().substr(0, prefix.size()) == prefix) {
+    if (cursor.key().size() != prefix.size() + 8) {
+      return Status::Corruption("malformed chunk key of inode " + std::to_string(ino));
+    }
+    if (DecodeBE64(cursor.key().substr(prefix.size())) != index) break;
+    ++index;
+    VEXFS_ASSIGN_OR_RETURN(more, cursor.Next());
+  }
+  return index;
+}
+
 Result<XattrMap> TxnScope::LoadXattrs(uint64_t ino) {
   std::string prefix = XattrPrefix(branch_.id, ino);
   VEXFS_ASSIGN_OR_RETURN(auto rows, ScanPrefix(txn_, dbs().xattrs, prefix));

@@ -1,7 +1,7 @@
 // The mount's Filesystem class without the kernel: when buffered writes reach the
 // store (limits per file and over all files, written out in the write that
-// passes a limit or in the background), what a failed write leaves, and that
-// reads see every acknowledged byte meanwhile.
+// passes a limit or in the background, and bytes that waited too long), what a
+// failed write leaves, and that reads see every acknowledged byte meanwhile.
 #include "fuse/filesystem.h"
 
 #include <fcntl.h>
@@ -111,6 +111,32 @@ TEST_F(FilesystemTest, AFileOverHalfItsLimitWritesOutInTheBackgroundWhileItsWrit
   EXPECT_EQ(*all, first + second + third);
   ASSERT_TRUE(fs_->Release(ino, fh).ok());
   EXPECT_EQ(StoredSize("f"), 55 * kKiB);
+}
+
+TEST_F(FilesystemTest, BytesKeptInAnOpenFileGoOutOnceTheyAreOld) {
+  FilesystemOptions options;
+  options.max_buffer_age = std::chrono::seconds(5);
+  Start(options);
+  auto [ino, fh] = CreateFile("f");
+  const auto before = std::chrono::steady_clock::now();
+  ASSERT_TRUE(fs_->Write(ino, fh, 0, "first").ok());
+  // Younger than the limit: they stay buffered.
+  fs_->WriteOutAged(before + std::chrono::seconds(4));
+  EXPECT_EQ(StoredSize("f"), 0u);
+  // Old enough: out in the background, with the file still open. A later
+  // write does not make the first bytes younger.
+  ASSERT_TRUE(fs_->Write(ino, fh, 5, "second").ok());
+  fs_->WriteOutAged(std::chrono::steady_clock::now() + std::chrono::seconds(5));
+  EXPECT_TRUE(StoredSizeBecomes("f", 11));
+  // Bytes written after that start a new age; reads see every byte meanwhile.
+  ASSERT_TRUE(fs_->Write(ino, fh, 11, "third").ok());
+  fs_->WriteOutAged(std::chrono::steady_clock::now());
+  EXPECT_EQ(StoredSize("f"), 11u);
+  auto all = fs_->Read(ino, fh, 0, 100);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(*all, "firstsecondthird");
+  ASSERT_TRUE(fs_->Release(ino, fh).ok());
+  EXPECT_EQ(StoredSize("f"), 16u);
 }
 
 TEST_F(FilesystemTest, MemoryPressureWritesOutOtherFiles) {

@@ -1,6 +1,7 @@
 // POSIX behaviour of a real mount, checked with plain system calls: files, open
-// flags, sparse writes, truncate, rename, unlink while open, directories,
-// links, attributes, xattrs, permissions, mmap, and the errno of each failure.
+// flags, sparse writes and holes, truncate, rename, unlink while open,
+// directories, links, attributes, xattrs, permissions, mmap, and the errno of
+// each failure.
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -91,6 +92,64 @@ TEST_F(SyscallTest, SparseWritesReadBackAsZeros) {
   ASSERT_EQ(all.size(), static_cast<size_t>(far + 3));
   EXPECT_EQ(all.substr(far), "end");
   EXPECT_EQ(all.find_first_not_of('\0'), static_cast<size_t>(far));
+}
+
+TEST_F(SyscallTest, WritesToAFileKeptOpenReachTheStoreWithinSeconds) {
+  // The writer is a process of its own that never closes, flushes or fsyncs
+  // the file: a descriptor of this process would be closed, and so flushed,
+  // in every child RunVexfs forks, at its exec.
+  int ready[2], done[2];
+  ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(done, O_CLOEXEC), 0);
+  const std::string path = P("journal.md");
+  const std::string line = "the deploy key rotates on Fridays\n";
+  pid_t writer = ::fork();
+  ASSERT_GE(writer, 0);
+  if (writer == 0) {
+    ::close(ready[0]);
+    ::close(done[1]);  // or the read below would never see the end
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT, 0644);
+    bool ok = fd >= 0 && ::write(fd, line.data(), line.size()) ==
+                             static_cast<ssize_t>(line.size());
+    char c = ok ? 'y' : 'n';
+    ok = ::write(ready[1], &c, 1) == 1 && ok;
+    ok = ::read(done[0], &c, 1) == 0 && ok;  // holds the file open until told
+    ::_exit(ok ? 0 : 1);
+  }
+  ::close(ready[1]);
+  ::close(done[0]);
+  // Checked in a function of its own so that a failed assertion still lets
+  // the writer go below.
+  auto check = [&] {
+    char wrote = 0;
+    ASSERT_EQ(::read(ready[0], &wrote, 1), 1);
+    ASSERT_EQ(wrote, 'y');
+    // The mount writes the bytes out once they are a second old; the CLI
+    // reads them from the store.
+    const auto start = std::chrono::steady_clock::now();
+    std::string seen;
+    while (seen != line && std::chrono::steady_clock::now() < start + std::chrono::seconds(10)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      CommandResult cat = RunVexfs({"--store", store(), "cat", "journal.md"});
+      ASSERT_TRUE(cat.ok()) << cat.err;
+      seen = cat.out;
+    }
+    ASSERT_EQ(seen, line);
+    // ... and searches find it, while the writer still holds the file open.
+    ASSERT_TRUE(RunVexfs({"--store", store(), "index", "wait"}).ok());
+    CommandResult found = RunVexfs(
+        {"--store", store(), "search", "when does the deploy key rotate", "-k", "1", "--json"});
+    ASSERT_TRUE(found.ok()) << found.err;
+    auto hits = nlohmann::json::parse(found.out)["hits"];
+    ASSERT_EQ(hits.size(), 1u) << found.out;
+    EXPECT_EQ(hits[0]["path"], "journal.md");
+  };
+  check();
+  ::close(done[1]);
+  ::close(ready[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(writer, &status, 0), writer);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 TEST_F(SyscallTest, TruncateShrinksAndGrows) {
@@ -537,6 +596,62 @@ TEST_F(SyscallTest, FallocateModes) {
   ASSERT_TRUE(cat.ok()) << cat.err;
   EXPECT_EQ(cat.out.size(), (1u << 20) + 20);
   EXPECT_TRUE(cat.out.substr(0, data.size() - 10) == data.substr(0, data.size() - 10));
+}
+
+// lseek's answer, or minus its errno.
+off_t SeekOrErrno(int fd, off_t offset, int whence) {
+  off_t at = ::lseek(fd, offset, whence);
+  return at < 0 ? -errno : at;
+}
+
+TEST_F(SyscallTest, SeekDataAndSeekHoleFindWholeChunkHoles) {
+  constexpr off_t kChunk = 64 * 1024;  // the store's chunk: holes are whole chunks
+  int fd = ::open(P("sparse").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  // Still buffered when the seeks come, and asked through another handle.
+  std::string data(kChunk, 'd');
+  ASSERT_EQ(::pwrite(fd, data.data(), data.size(), 3 * kChunk + 100), kChunk);
+  int reader = ::open(P("sparse").c_str(), O_RDONLY);
+  ASSERT_GE(reader, 0);
+  const off_t size = 4 * kChunk + 100;
+  EXPECT_EQ(SeekOrErrno(reader, 0, SEEK_DATA), 3 * kChunk);
+  EXPECT_EQ(SeekOrErrno(reader, 0, SEEK_HOLE), 0);
+  EXPECT_EQ(SeekOrErrno(reader, kChunk + 5, SEEK_HOLE), kChunk + 5);
+  EXPECT_EQ(SeekOrErrno(reader, 3 * kChunk + 7, SEEK_DATA), 3 * kChunk + 7);
+  EXPECT_EQ(SeekOrErrno(reader, 3 * kChunk, SEEK_HOLE), size);  // the end is a hole
+  EXPECT_EQ(SeekOrErrno(reader, size, SEEK_DATA), -ENXIO);
+  EXPECT_EQ(SeekOrErrno(reader, size, SEEK_HOLE), -ENXIO);
+  EXPECT_EQ(SeekOrErrno(reader, -1, SEEK_DATA), -ENXIO);
+  // The seek moves the file offset: a read goes on from there.
+  ASSERT_EQ(SeekOrErrno(reader, 3 * kChunk + 100, SEEK_DATA), 3 * kChunk + 100);
+  char c = 0;
+  ASSERT_EQ(::read(reader, &c, 1), 1);
+  EXPECT_EQ(c, 'd');
+  // Punched out, chunk 3 is a hole; grown, the file ends in holes.
+  ASSERT_EQ(::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 3 * kChunk, kChunk), 0);
+  EXPECT_EQ(SeekOrErrno(fd, 0, SEEK_DATA), 4 * kChunk);
+  EXPECT_EQ(SeekOrErrno(fd, 3 * kChunk + 1, SEEK_HOLE), 3 * kChunk + 1);
+  ASSERT_EQ(::ftruncate(fd, 8 * kChunk), 0);
+  EXPECT_EQ(SeekOrErrno(fd, 4 * kChunk, SEEK_HOLE), 5 * kChunk);
+  EXPECT_EQ(SeekOrErrno(fd, 5 * kChunk, SEEK_DATA), -ENXIO);
+  ::close(reader);
+  ::close(fd);
+  // Files under .vexfs/ are all data: a snapshot's copy and a generated file.
+  CommandResult snap = RunVexfs({"--store", store(), "snapshot", "create", "s1"});
+  ASSERT_TRUE(snap.ok()) << snap.err;
+  int old = ::open(P(".vexfs/snapshots/s1/sparse").c_str(), O_RDONLY);
+  ASSERT_GE(old, 0);
+  EXPECT_EQ(SeekOrErrno(old, 10, SEEK_DATA), 10);
+  EXPECT_EQ(SeekOrErrno(old, 10, SEEK_HOLE), 8 * kChunk);
+  ::close(old);
+  int status = ::open(P(".vexfs/status").c_str(), O_RDONLY);
+  ASSERT_GE(status, 0);
+  std::string text(1 << 16, '\0');
+  ssize_t n = ::read(status, text.data(), text.size());
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(SeekOrErrno(status, 0, SEEK_HOLE), n);
+  EXPECT_EQ(SeekOrErrno(status, n, SEEK_DATA), -ENXIO);
+  ::close(status);
 }
 
 TEST_F(SyscallTest, CopyFileRangeSharesChunks) {

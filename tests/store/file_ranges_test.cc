@@ -1,9 +1,12 @@
 // Tests for the chunk-level range operations of working-tree files: ZeroRange
-// (fallocate's punch hole and zero range) and CopyRange (copy_file_range),
-// against an in-memory model, plus chunk sharing, errors and atomicity.
+// (fallocate's punch hole and zero range), CopyRange (copy_file_range) and
+// SeekData/SeekHole (lseek), against in-memory models, plus chunk sharing,
+// errors and atomicity.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
+#include <set>
 #include <string>
 
 #include "test_util.h"
@@ -204,6 +207,101 @@ TEST_F(FileRangesTest, AFailedEditKeepsNoPartOfACopyOrAPunch) {
   EXPECT_EQ(Content("g"), "old");
   EXPECT_EQ(Content("f"), content);
   EXPECT_TRUE(test::FsckClean(store()));
+}
+
+// Where lseek's SEEK_DATA / SEEK_HOLE land in `model`, a file whose chunks of
+// zeros are holes (the store's canonical form): the reference for the store.
+bool ChunkHasData(const std::string& model, uint64_t index) {
+  std::string_view chunk = std::string_view(model).substr(index * kChunk, kChunk);
+  return std::any_of(chunk.begin(), chunk.end(), [](char c) { return c != 0; });
+}
+
+std::optional<uint64_t> ModelSeekData(const std::string& model, uint64_t offset) {
+  for (uint64_t c = offset / kChunk; offset < model.size() && c * kChunk < model.size(); ++c) {
+    if (ChunkHasData(model, c)) return std::max(offset, c * kChunk);
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> ModelSeekHole(const std::string& model, uint64_t offset) {
+  if (offset >= model.size()) return std::nullopt;
+  uint64_t c = offset / kChunk;
+  while (c * kChunk < model.size() && ChunkHasData(model, c)) ++c;
+  return std::max(offset, std::min<uint64_t>(model.size(), c * kChunk));
+}
+
+std::string Describe(std::optional<uint64_t> at) {
+  return at ? std::to_string(*at) : "ENXIO";
+}
+
+TEST_F(FileRangesTest, SeekDataAndSeekHoleMatchAModel) {
+  Random rng(test::EnvOr("VEXFS_TEST_SEED", 77));
+  // Each pattern gives its chunks in order: D data, Z zeros (a hole), d data
+  // that ends part-way through the last chunk, z zeros that do.
+  for (std::string pattern : {"D", "Z", "d", "z", "DZD", "ZDZ", "ZZDd", "DDZz", "ZZZZ",
+                              "DZZDDZDz"}) {
+    SCOPED_TRACE("pattern " + pattern);
+    std::string model;
+    for (char kind : pattern) {
+      uint64_t n = (kind == 'd' || kind == 'z') ? kChunk / 3 : kChunk;
+      model += (kind == 'D' || kind == 'd') ? rng.Bytes(n) : std::string(n, '\0');
+    }
+    // A file of data written after it (the next inode): seeks must not reach
+    // into its chunks.
+    uint64_t f = NewFile("f", model);
+    NewFile("next", rng.Bytes(3 * kChunk));
+    std::set<uint64_t> offsets = {0, model.size() - 1, model.size(), model.size() + 7};
+    for (uint64_t c = 1; c * kChunk <= model.size() + kChunk; ++c) {
+      offsets.insert({c * kChunk - 1, c * kChunk, c * kChunk + 1});
+    }
+    for (int i = 0; i < 20; ++i) offsets.insert(rng.Uniform(0, model.size() + kChunk));
+    for (uint64_t offset : offsets) {
+      SCOPED_TRACE("offset " + std::to_string(offset));
+      std::optional<uint64_t> data, hole;
+      ASSERT_OK(tree().View([&](TreeEditor& ed) -> Status {
+        VEXFS_ASSIGN_OR_RETURN(data, ed.SeekData(f, offset));
+        VEXFS_ASSIGN_OR_RETURN(hole, ed.SeekHole(f, offset));
+        return Status::Ok();
+      }));
+      EXPECT_EQ(Describe(data), Describe(ModelSeekData(model, offset)));
+      EXPECT_EQ(Describe(hole), Describe(ModelSeekHole(model, offset)));
+    }
+    ASSERT_OK(Edit([](TreeEditor& ed) -> Status {
+      VEXFS_RETURN_IF_ERROR(ed.Unlink(kRootIno, "f"));
+      return ed.Unlink(kRootIno, "next");
+    }));
+  }
+}
+
+TEST_F(FileRangesTest, SeeksFollowWritesPunchesAndTheFileKind) {
+  uint64_t f = NewFile("f", "");
+  auto seek = [&](uint64_t offset, bool hole) {
+    std::optional<uint64_t> at;
+    EXPECT_OK(tree().View([&](TreeEditor& ed) -> Status {
+      VEXFS_ASSIGN_OR_RETURN(at, hole ? ed.SeekHole(f, offset) : ed.SeekData(f, offset));
+      return Status::Ok();
+    }));
+    return Describe(at);
+  };
+  EXPECT_EQ(seek(0, false), "ENXIO");  // an empty file has neither
+  EXPECT_EQ(seek(0, true), "ENXIO");
+  // A write far out leaves a hole before it; its chunk is data from its start.
+  ASSERT_OK(Edit([&](TreeEditor& ed) { return ed.Write(f, 5 * kChunk + 10, "x"); }));
+  EXPECT_EQ(seek(0, false), std::to_string(5 * kChunk));
+  EXPECT_EQ(seek(0, true), "0");
+  EXPECT_EQ(seek(5 * kChunk + 3, true), std::to_string(5 * kChunk + 11));  // the end
+  // Punching the chunk out leaves no data at all.
+  ASSERT_OK(ZeroRange(f, 5 * kChunk, kChunk));
+  EXPECT_EQ(seek(0, false), "ENXIO");
+  EXPECT_EQ(seek(5 * kChunk + 3, true), std::to_string(5 * kChunk + 3));
+  ASSERT_OK(Edit([](TreeEditor& ed) -> Status {
+    VEXFS_RETURN_IF_ERROR(ed.Mkdir(kRootIno, "d", {}).status());
+    return ed.Symlink(kRootIno, "l", "f", {}).status();
+  }));
+  EXPECT_CODE(tree().View([&](TreeEditor& ed) { return ed.SeekData(Ino("d"), 0).status(); }),
+              StatusCode::kIsDirectory);
+  EXPECT_CODE(tree().View([&](TreeEditor& ed) { return ed.SeekHole(Ino("l"), 0).status(); }),
+              StatusCode::kInvalidArgument);
 }
 
 }  // namespace
