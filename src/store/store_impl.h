@@ -186,7 +186,8 @@ class TxnScope {
 // Builds the tree object of the working tree rooted at kRootIno, reusing cached
 // ids of clean inodes and caching new ones. Returns the root tree id.
 Result<ObjectId> WriteWorkingTree(TxnScope* scope);
-// Replaces the scope's working tree with the content of `commit` (clean), and
+// Makes the scope's working tree hold the content of `commit` (clean), keeping
+// the inodes of entries whose name and type stay, and orphans; and replaces
 // each versioning extension's data with the commit's root for it.
 Status MaterializeTree(TxnScope* scope, const Commit& commit);
 // The roots of versioning extensions' data for a snapshot of the scope's branch

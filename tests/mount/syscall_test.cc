@@ -152,6 +152,39 @@ TEST_F(SyscallTest, WritesToAFileKeptOpenReachTheStoreWithinSeconds) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+TEST_F(SyscallTest, ARestoreKeepsOpenFilesAndDirectoriesThatStay) {
+  ASSERT_EQ(::mkdir(P("work").c_str(), 0755), 0);
+  ASSERT_EQ(WritePath(P("work/plan.md"), "plan A"), 0);
+  ASSERT_EQ(WritePath(P("work/notes.md"), "notes"), 0);
+  CommandResult snap = RunVexfs({"--store", store(), "snapshot", "create", "s1"});
+  ASSERT_TRUE(snap.ok()) << snap.err;
+  ASSERT_EQ(WritePath(P("work/plan.md"), "plan B"), 0);
+  int dir = ::open(P("work").c_str(), O_RDONLY | O_DIRECTORY);
+  int notes = ::open(P("work/notes.md").c_str(), O_RDONLY);
+  int plan = ::open(P("work/plan.md").c_str(), O_RDONLY);
+  ASSERT_GE(dir, 0);
+  ASSERT_GE(notes, 0);
+  ASSERT_GE(plan, 0);
+  CommandResult restore = RunVexfs({"--store", store(), "restore", "s1"});
+  ASSERT_TRUE(restore.ok()) << restore.err;
+  // What keeps its name and type keeps its inode: descriptors opened before
+  // the restore, a working directory among them, go on working.
+  char buf[16] = {};
+  EXPECT_EQ(::pread(notes, buf, sizeof(buf), 0), 5) << std::strerror(errno);
+  EXPECT_EQ(std::string(buf, 5), "notes");
+  struct stat st {};
+  EXPECT_EQ(::fstat(plan, &st), 0) << std::strerror(errno);
+  EXPECT_EQ(st.st_nlink, 1u);
+  int again = ::openat(dir, "plan.md", O_RDONLY);
+  ASSERT_GE(again, 0) << std::strerror(errno);
+  EXPECT_EQ(::pread(again, buf, sizeof(buf), 0), 6);
+  EXPECT_EQ(std::string(buf, 6), "plan A");
+  ::close(again);
+  ::close(plan);
+  ::close(notes);
+  ::close(dir);
+}
+
 TEST_F(SyscallTest, TruncateShrinksAndGrows) {
   ASSERT_EQ(WritePath(P("t"), "abcdefgh"), 0);
   ASSERT_EQ(::truncate(P("t").c_str(), 3), 0);

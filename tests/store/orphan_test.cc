@@ -183,9 +183,16 @@ TEST_F(OrphanTest, BranchCopyAndRestoreHandleOrphans) {
   ASSERT_OK(Edit([](TreeEditor& ed) { return ed.Unlink(kRootIno, "a", LastLink::kKeepOrphan); }));
   ASSERT_OK(store().CreateBranch("copy", std::nullopt));  // copies the orphan record too
   EXPECT_TRUE(FsckClean(store()));
-  ASSERT_OK(store().Restore("s1"));  // the restored tree has no orphans
-  EXPECT_TRUE(AttrOf(ino).status().IsNotFound());
+  // A restore keeps the orphan: whoever holds it open can still use it, and
+  // lets it go at its last close. The restored name is a new inode.
+  ASSERT_OK(store().Restore("s1"));
   EXPECT_EQ(Content("a"), "1");
+  EXPECT_NE(Ino("a"), ino);
+  ASSIGN_OR_FAIL(Attributes orphan, AttrOf(ino));
+  EXPECT_EQ(orphan.nlink, 0u);
+  EXPECT_TRUE(FsckClean(store()));
+  ASSERT_OK(Edit([&](TreeEditor& ed) { return ed.ReleaseOrphan(ino); }));
+  EXPECT_TRUE(AttrOf(ino).status().IsNotFound());
   EXPECT_TRUE(FsckClean(store()));
 }
 

@@ -1,8 +1,10 @@
 // Tests for Restore and branches: restore reproduces a snapshot exactly without
-// moving the branch head; branches created from snapshots or from the working
-// tree are independent; checkout and delete rules.
+// moving the branch head, keeping the inodes of entries that stay and changing
+// only what differs; branches created from snapshots or from the working tree
+// are independent; checkout and delete rules.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "test_util.h"
@@ -255,6 +257,149 @@ TEST_F(RestoreBranchTest, RestoreIntoNamedBranch) {
   ASSERT_OK(store().Restore("s1", "other"));
   EXPECT_EQ(Dump(other.get()), s1_dump);
   EXPECT_EQ(Content("main-change"), "m");  // main untouched
+}
+
+TEST_F(RestoreBranchTest, RestoreKeepsTheInodesOfEntriesThatKeepTheirNameAndType) {
+  TreeDump s1_dump = MakeTree();
+  ASSERT_OK(Snap("s1"));
+  Mutate();
+  ASSERT_OK(Put("untouched", "same"));
+  ASSERT_OK(Snap("s2"));
+  ASSERT_OK(Put("untouched", "same"));  // rewritten alike: dirty, same bytes
+  std::map<std::string, Attributes> before;
+  for (const char* path : {"notes", "notes/today.md", "bin", "bin/blob", "latest", "untouched",
+                           "added", "added/new.txt", "notes/empty-moved"}) {
+    ASSIGN_OR_FAIL(before[path], tree().Stat(path));
+  }
+  ASSIGN_OR_FAIL(Attributes root_before, tree().Stat(""));
+  ASSERT_OK(store().Restore("s2"));
+  ASSERT_OK(store().Restore("s1"));
+  TreeDump restored = Dump(&tree());
+  EXPECT_EQ(restored, s1_dump);
+  ASSIGN_OR_FAIL(auto diff, store().Diff("s1", kWorkingName));
+  EXPECT_TRUE(diff.empty());
+  // Same name and type: the same inode, whether its content changed (today.md,
+  // blob, the link) or not (the directories).
+  for (const char* path : {"notes", "notes/today.md", "bin", "bin/blob", "latest"}) {
+    EXPECT_EQ(Ino(path), before[path].ino) << path;
+  }
+  EXPECT_EQ(Ino(""), root_before.ino);
+  // Gone from the snapshot: gone; missing from the tree: new inodes.
+  EXPECT_CODE(tree().Stat("added"), StatusCode::kNotFound);
+  EXPECT_CODE(tree().Stat("notes/empty-moved"), StatusCode::kNotFound);
+  EXPECT_CODE(tree().Stat("untouched"), StatusCode::kNotFound);
+  for (const char* path : {"notes/old", "notes/old/2020.md", "emptydir", "empty"}) {
+    EXPECT_GT(Ino(path), before["notes/empty-moved"].ino) << path;
+  }
+  ASSIGN_OR_FAIL(Attributes notes, tree().Stat("notes"));
+  EXPECT_EQ(notes.nlink, 3u);  // notes/old is back
+  ASSIGN_OR_FAIL(Attributes root, tree().Stat(""));
+  EXPECT_EQ(root.nlink, 5u);  // notes, bin, emptydir
+  EXPECT_TRUE(test::FsckClean(store()));
+  // And the next snapshot is the same tree as s1.
+  ASSIGN_OR_FAIL(CommitInfo s3, Snap("s3"));
+  ASSIGN_OR_FAIL(auto same, store().Diff("s1", "s3"));
+  EXPECT_TRUE(same.empty());
+}
+
+TEST_F(RestoreBranchTest, RestoreLeavesWhatDidNotChangeAlone) {
+  ASSERT_OK(Put("keep/a", "a"));
+  ASSERT_OK(Put("keep/deep/b", "b"));
+  ASSERT_OK(Put("change", "1"));
+  ASSERT_OK(Snap("s1"));
+  ASSERT_OK(Put("change", "2"));
+  ASSIGN_OR_FAIL(Attributes a, tree().Stat("keep/a"));
+  ASSIGN_OR_FAIL(Attributes b, tree().Stat("keep/deep/b"));
+  ASSIGN_OR_FAIL(Attributes keep, tree().Stat("keep"));
+  ASSERT_OK(store().Restore("s1"));
+  EXPECT_EQ(Content("change"), "1");
+  // Not rewritten: their records, change times included, are as they were.
+  for (auto [path, attr] : {std::pair<const char*, Attributes>{"keep/a", a},
+                            {"keep/deep/b", b}, {"keep", keep}}) {
+    ASSIGN_OR_FAIL(Attributes now, tree().Stat(path));
+    EXPECT_EQ(now.ino, attr.ino) << path;
+    EXPECT_EQ(now.ctime, attr.ctime) << path;
+  }
+  EXPECT_TRUE(test::FsckClean(store()));
+}
+
+TEST_F(RestoreBranchTest, RestoreBringsBackAttributesOfUnchangedContent) {
+  ASSERT_OK(Put("f", "same bytes"));
+  uint64_t f = Ino("f");
+  auto set_mode = [&](uint32_t mode, TimeNs mtime) {
+    return Edit([&](TreeEditor& ed) -> Status {
+      TreeEditor::AttrChange change;
+      change.mode = mode;
+      change.mtime = mtime;
+      return ed.SetAttr(f, change).status();
+    });
+  };
+  ASSERT_OK(set_mode(0644, 1000));
+  ASSERT_OK(Snap("s1"));
+  // The same content with other attributes, snapshotted: f is clean again and
+  // cached as the same manifest, yet s1's entry differs from it.
+  ASSERT_OK(set_mode(0600, 2000));
+  ASSERT_OK(Snap("s2"));
+  ASSERT_OK(store().Restore("s1"));
+  ASSIGN_OR_FAIL(Attributes attr, tree().Stat("f"));
+  EXPECT_EQ(attr.ino, f);
+  EXPECT_EQ(attr.mode, 0644u);
+  EXPECT_EQ(attr.mtime, 1000);
+  ASSIGN_OR_FAIL(auto diff, store().Diff("s1", kWorkingName));
+  EXPECT_TRUE(diff.empty());
+  EXPECT_TRUE(test::FsckClean(store()));
+}
+
+TEST_F(RestoreBranchTest, RestoreReplacesAnEntryThatChangedKind) {
+  ASSERT_OK(Put("x", "a file"));
+  ASSERT_OK(Put("y/inner", "in a directory"));
+  ASSERT_OK(Snap("s1"));
+  uint64_t x = Ino("x"), y = Ino("y");
+  ASSERT_OK(Edit([&](TreeEditor& ed) -> Status {
+    VEXFS_RETURN_IF_ERROR(ed.Unlink(kRootIno, "x"));
+    VEXFS_RETURN_IF_ERROR(ed.Mkdir(kRootIno, "x", {}).status());
+    VEXFS_RETURN_IF_ERROR(ed.Unlink(y, "inner"));
+    VEXFS_RETURN_IF_ERROR(ed.Rmdir(kRootIno, "y"));
+    return ed.Symlink(kRootIno, "y", "x", {}).status();
+  }));
+  ASSERT_OK(Put("x/child", "c"));
+  ASSERT_OK(store().Restore("s1"));
+  EXPECT_EQ(Content("x"), "a file");
+  EXPECT_EQ(Content("y/inner"), "in a directory");
+  EXPECT_NE(Ino("x"), x);
+  EXPECT_NE(Ino("y"), y);
+  ASSIGN_OR_FAIL(auto diff, store().Diff("s1", kWorkingName));
+  EXPECT_TRUE(diff.empty());
+  EXPECT_TRUE(test::FsckClean(store()));
+}
+
+TEST_F(RestoreBranchTest, RestoreSeparatesHardLinksThatTheSnapshotHoldsApart) {
+  ASSERT_OK(Put("f", "one"));
+  ASSERT_OK(Put("g", "two"));
+  ASSERT_OK(Put("kept/h", "three"));
+  ASSERT_OK(Snap("s1"));
+  uint64_t f = Ino("f");
+  ASSERT_OK(Edit([&](TreeEditor& ed) -> Status {
+    VEXFS_RETURN_IF_ERROR(ed.Unlink(kRootIno, "g"));
+    VEXFS_RETURN_IF_ERROR(ed.Link(f, kRootIno, "g").status());
+    // A link the snapshot does not have, to a file whose content it does.
+    VEXFS_RETURN_IF_ERROR(ed.Link(Ino("kept/h"), kRootIno, "h-link").status());
+    return ed.Write(f, 0, "ONE");
+  }));
+  ASSERT_EQ(Content("g"), "ONE");
+  ASSERT_OK(store().Restore("s1"));
+  EXPECT_EQ(Content("f"), "one");
+  EXPECT_EQ(Content("g"), "two");
+  EXPECT_NE(Ino("f"), Ino("g"));
+  EXPECT_CODE(tree().Stat("h-link"), StatusCode::kNotFound);
+  ASSIGN_OR_FAIL(Attributes h, tree().Stat("kept/h"));
+  EXPECT_EQ(h.nlink, 1u);
+  // Independent again: a write to one leaves the other.
+  ASSERT_OK(Put("f", "changed"));
+  EXPECT_EQ(Content("g"), "two");
+  ASSIGN_OR_FAIL(auto diff, store().Diff("s1", kWorkingName));
+  EXPECT_EQ(diff.size(), 1u);
+  EXPECT_TRUE(test::FsckClean(store()));
 }
 
 }  // namespace
