@@ -242,10 +242,17 @@ void Filesystem::WriteOutAged(std::chrono::steady_clock::time_point now) {
   const auto cutoff = now - options_.max_buffer_age;
   for (auto& [ino, state] : open_files_.All()) {
     std::lock_guard lock(state->mu);
+    if (state->behind_busy || state->flush_waiters > 0) continue;
+    if (state->behind) {
+      // An earlier write-out failed (a full store, say): try it again, so a
+      // file that stays open still gets out once it can.
+      state->behind_busy = true;
+      write_behind_.Post([this, ino, state] { WriteOutBehind(ino, state); });
+      continue;
+    }
     if (!state->buffer || state->buffer->empty() || state->buffer->first_write() > cutoff) {
       continue;
     }
-    if (state->behind_busy || state->behind || state->flush_waiters > 0) continue;
     StartWriteBehind(ino, state);
   }
 }

@@ -82,7 +82,7 @@ struct FilesystemOptions {
   // ... or, in the background, once bytes have waited this long (checked by
   // WriteOutAged, about once a second): a file kept open still reaches other
   // processes, the index and the disk.
-  std::chrono::milliseconds max_buffer_age{1000};
+  std::chrono::milliseconds max_buffer_age{5000};
 };
 
 inline constexpr uint64_t kVirtualInoBit = uint64_t{1} << 63;
@@ -170,8 +170,8 @@ class Filesystem {
 
   // Hands every buffer whose oldest bytes were written before `now` -
   // max_buffer_age to the background writer (the 1 s syncer calls it before
-  // SyncIfDirty). Files with a write-out in flight, awaited or failed are left
-  // to it and to their next write, flush or close.
+  // SyncIfDirty), and retries write-outs that failed. Files with a write-out in
+  // flight or a flush waiting for one are left to them.
   void WriteOutAged(std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
   // Work queued since the last sync reaches stable storage (the 1 s syncer).
   Status SyncIfDirty();

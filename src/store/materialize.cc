@@ -103,23 +103,27 @@ Status RemoveEntry(TxnScope* scope, uint64_t parent, const std::string& name,
 
 // Makes the existing inode `child` (of `entry`'s type) hold `entry`, keeping
 // its number: what is unchanged since it was last snapshotted or restored is
-// left alone. False if it cannot be kept (a changed file with other hard
-// links, which must not change with it).
+// left alone. False if it cannot be kept: a file with other hard links, which
+// the snapshot holds as separate files (and whose attributes, shared by every
+// link, the other links' directories record too).
 Result<bool> RestoreInPlace(TxnScope* scope, uint64_t child, const TreeEntry& entry,
                             TimeNs now, int depth) {
   VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope->LoadInode(child));
   const bool same_content = !rec.dirty && rec.cached == entry.id;
   const bool is_dir = entry.type == FileType::kDirectory;
-  if (!same_content && !is_dir && rec.nlink > 1) return false;
+  if (!is_dir && rec.nlink > 1) return false;
   InodeRecord before = rec;
   if (is_dir) {
     // A clean directory cached as this tree holds exactly it, all the way down.
     if (!same_content) VEXFS_RETURN_IF_ERROR(RestoreDir(scope, child, &rec, entry.id, now, depth));
-  } else if (!same_content) {
-    VEXFS_RETURN_IF_ERROR(DeletePrefix(&scope->txn(), scope->dbs().chunks,
-                                       ChunkPrefix(scope->branch_id(), child)));
+  } else if (!same_content || entry.type == FileType::kSymlink) {
+    // (A symlink's xattrs are not in snapshots: a restored one has none.)
     VEXFS_RETURN_IF_ERROR(DeletePrefix(&scope->txn(), scope->dbs().xattrs,
                                        XattrPrefix(scope->branch_id(), child)));
+  }
+  if (!is_dir && !same_content) {
+    VEXFS_RETURN_IF_ERROR(DeletePrefix(&scope->txn(), scope->dbs().chunks,
+                                       ChunkPrefix(scope->branch_id(), child)));
     VEXFS_RETURN_IF_ERROR(MaterializeContent(scope, child, entry, &rec));
   }
   CopySharedAttributes(entry, &rec);

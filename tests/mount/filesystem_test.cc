@@ -118,25 +118,59 @@ TEST_F(FilesystemTest, BytesKeptInAnOpenFileGoOutOnceTheyAreOld) {
   options.max_buffer_age = std::chrono::seconds(5);
   Start(options);
   auto [ino, fh] = CreateFile("f");
-  const auto before = std::chrono::steady_clock::now();
+  // A write-out is posted to another thread: a wrong one would show in the
+  // store within this wait.
+  auto stays_buffered = [&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return StoredSize("f") == 0;
+  };
+  const auto before_first = std::chrono::steady_clock::now();
   ASSERT_TRUE(fs_->Write(ino, fh, 0, "first").ok());
-  // Younger than the limit: they stay buffered.
-  fs_->WriteOutAged(before + std::chrono::seconds(4));
-  EXPECT_EQ(StoredSize("f"), 0u);
-  // Old enough: out in the background, with the file still open. A later
-  // write does not make the first bytes younger.
+  const auto between = std::chrono::steady_clock::now();
   ASSERT_TRUE(fs_->Write(ino, fh, 5, "second").ok());
-  fs_->WriteOutAged(std::chrono::steady_clock::now() + std::chrono::seconds(5));
+  // Younger than the limit: they stay buffered.
+  fs_->WriteOutAged(before_first + std::chrono::seconds(4));
+  EXPECT_TRUE(stays_buffered());
+  // Old enough by the first write's age, not the last one's: out in the
+  // background, with the file still open.
+  fs_->WriteOutAged(between + std::chrono::seconds(5));
   EXPECT_TRUE(StoredSizeBecomes("f", 11));
   // Bytes written after that start a new age; reads see every byte meanwhile.
   ASSERT_TRUE(fs_->Write(ino, fh, 11, "third").ok());
   fs_->WriteOutAged(std::chrono::steady_clock::now());
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(StoredSize("f"), 11u);
   auto all = fs_->Read(ino, fh, 0, 100);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(*all, "firstsecondthird");
   ASSERT_TRUE(fs_->Release(ino, fh).ok());
   EXPECT_EQ(StoredSize("f"), 16u);
+}
+
+TEST_F(FilesystemTest, AnOldWriteOutThatFailedIsTriedAgainUntilItGetsOut) {
+  FilesystemOptions options;
+  options.max_buffer_age = std::chrono::seconds(5);
+  Start(options, 8 << 20);  // a small store, filled below
+  auto write_random = [&](uint64_t ino, uint64_t fh, uint64_t blocks, uint64_t seed) {
+    for (uint64_t i = 0; i < blocks; ++i) {
+      ASSERT_TRUE(fs_->Write(ino, fh, i * 64 * kKiB, test::RandomBytes(seed + i, 64 * kKiB)).ok());
+    }
+  };
+  auto [filler, filler_fh] = CreateFile("filler");
+  write_random(filler, filler_fh, 80, 1000);  // 5 MiB
+  ASSERT_TRUE(fs_->Release(filler, filler_fh).ok());
+  auto [ino, fh] = CreateFile("f");
+  write_random(ino, fh, 64, 2000);  // 4 MiB: more than the store has room for
+  const auto later = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  fs_->WriteOutAged(later);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(StoredSize("f"), 0u);  // the write-out failed; its bytes are kept
+  // Room again: the next check tries the failed write-out once more.
+  ASSERT_TRUE(fs_->Unlink(kRootIno, "filler").ok());
+  ASSERT_TRUE(store_->Gc().ok());
+  fs_->WriteOutAged(later);
+  EXPECT_TRUE(StoredSizeBecomes("f", 4 << 20));
+  EXPECT_TRUE(fs_->Release(ino, fh).ok());
 }
 
 TEST_F(FilesystemTest, MemoryPressureWritesOutOtherFiles) {

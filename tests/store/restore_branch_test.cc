@@ -402,5 +402,40 @@ TEST_F(RestoreBranchTest, RestoreSeparatesHardLinksThatTheSnapshotHoldsApart) {
   EXPECT_TRUE(test::FsckClean(store()));
 }
 
+TEST_F(RestoreBranchTest, AHardLinkOfTheSameContentDoesNotTakeTheOthersAttributes) {
+  // Two files with the same bytes (one manifest) and different attributes.
+  ASSERT_OK(Put("a/f", "same"));
+  ASSERT_OK(Put("b/g", "same"));
+  auto set_mtime = [&](const char* path, TimeNs mtime) {
+    uint64_t ino = Ino(path);
+    return Edit([&](TreeEditor& ed) -> Status {
+      TreeEditor::AttrChange change;
+      change.mtime = mtime;
+      return ed.SetAttr(ino, change).status();
+    });
+  };
+  ASSERT_OK(set_mtime("a/f", 100));
+  ASSERT_OK(set_mtime("b/g", 200));
+  ASSERT_OK(Snap("s0"));
+  // a/f becomes a link to b/g: only a is changed, b stays clean.
+  uint64_t g = Ino("b/g"), a = Ino("a");
+  ASSERT_OK(Edit([&](TreeEditor& ed) -> Status {
+    VEXFS_RETURN_IF_ERROR(ed.Unlink(a, "f"));
+    return ed.Link(g, a, "f").status();
+  }));
+  ASSERT_OK(store().Restore("s0"));
+  ASSIGN_OR_FAIL(Attributes f_attr, tree().Stat("a/f"));
+  ASSIGN_OR_FAIL(Attributes g_attr, tree().Stat("b/g"));
+  EXPECT_EQ(f_attr.mtime, 100);
+  EXPECT_EQ(g_attr.mtime, 200);
+  EXPECT_NE(f_attr.ino, g_attr.ino);
+  EXPECT_EQ(g_attr.nlink, 1u);
+  ASSIGN_OR_FAIL(auto diff, store().Diff("s0", kWorkingName));
+  EXPECT_TRUE(diff.empty());
+  ASSERT_OK(Put("a/f", "apart"));
+  EXPECT_EQ(Content("b/g"), "same");
+  EXPECT_TRUE(test::FsckClean(store()));
+}
+
 }  // namespace
 }  // namespace vexfs
