@@ -37,6 +37,11 @@ Status PutXattrs(TxnScope* scope, uint64_t ino, const XattrMap& xattrs) {
   return Status::Ok();
 }
 
+// Drops every xattr of `ino` (before the snapshot's are put back).
+Status ClearXattrs(TxnScope* scope, uint64_t ino) {
+  return DeletePrefix(&scope->txn(), scope->dbs().xattrs, XattrPrefix(scope->branch_id(), ino));
+}
+
 Status MaterializeFile(TxnScope* scope, uint64_t ino, const TreeEntry& entry,
                        InodeRecord* rec) {
   VEXFS_ASSIGN_OR_RETURN(Manifest m, scope->objects().GetManifest(entry.id));
@@ -116,15 +121,13 @@ Result<bool> RestoreInPlace(TxnScope* scope, uint64_t child, const TreeEntry& en
   if (is_dir) {
     // A clean directory cached as this tree holds exactly it, all the way down.
     if (!same_content) VEXFS_RETURN_IF_ERROR(RestoreDir(scope, child, &rec, entry.id, now, depth));
-  } else if (!same_content || entry.type == FileType::kSymlink) {
-    // (A symlink's xattrs are not in snapshots: a restored one has none.)
-    VEXFS_RETURN_IF_ERROR(DeletePrefix(&scope->txn(), scope->dbs().xattrs,
-                                       XattrPrefix(scope->branch_id(), child)));
-  }
-  if (!is_dir && !same_content) {
+  } else if (!same_content) {
+    VEXFS_RETURN_IF_ERROR(ClearXattrs(scope, child));
     VEXFS_RETURN_IF_ERROR(DeletePrefix(&scope->txn(), scope->dbs().chunks,
                                        ChunkPrefix(scope->branch_id(), child)));
     VEXFS_RETURN_IF_ERROR(MaterializeContent(scope, child, entry, &rec));
+  } else if (entry.type == FileType::kSymlink) {
+    VEXFS_RETURN_IF_ERROR(ClearXattrs(scope, child));  // snapshots hold none for links
   }
   CopySharedAttributes(entry, &rec);
   rec.dirty = false;
@@ -143,8 +146,7 @@ Status RestoreDir(TxnScope* scope, uint64_t ino, InodeRecord* rec, const ObjectI
                   TimeNs now, int depth) {
   if (depth > 4096) return Status::Corruption("snapshot nesting deeper than 4096");
   VEXFS_ASSIGN_OR_RETURN(Tree tree, scope->objects().GetTree(tree_id));
-  VEXFS_RETURN_IF_ERROR(
-      DeletePrefix(&scope->txn(), scope->dbs().xattrs, XattrPrefix(scope->branch_id(), ino)));
+  VEXFS_RETURN_IF_ERROR(ClearXattrs(scope, ino));
   VEXFS_RETURN_IF_ERROR(PutXattrs(scope, ino, tree.xattrs));
   VEXFS_ASSIGN_OR_RETURN(auto listed, scope->ListEntries(ino));
   std::map<std::string, DirentValue> existing(listed.begin(), listed.end());
@@ -195,14 +197,17 @@ std::vector<MDB_dbi> WorkingTreeTables(const StoreImpl& impl) {
   return out;
 }
 
+// Deletes branch `id`'s records from each of `tables`.
+Status DeleteBranchRecords(Txn* txn, const std::vector<MDB_dbi>& tables, uint32_t id) {
+  std::string prefix = BranchPrefix(id);
+  for (MDB_dbi dbi : tables) VEXFS_RETURN_IF_ERROR(DeletePrefix(txn, dbi, prefix));
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ClearWorkingTree(Txn* txn, const StoreImpl& impl, uint32_t id) {
-  std::string prefix = BranchPrefix(id);
-  for (MDB_dbi dbi : WorkingTreeTables(impl)) {
-    VEXFS_RETURN_IF_ERROR(DeletePrefix(txn, dbi, prefix));
-  }
-  return Status::Ok();
+  return DeleteBranchRecords(txn, WorkingTreeTables(impl), id);
 }
 
 Status CopyWorkingTree(Txn* txn, const StoreImpl& impl, uint32_t from, uint32_t to) {
@@ -221,10 +226,8 @@ Status CopyWorkingTree(Txn* txn, const StoreImpl& impl, uint32_t from, uint32_t 
 }
 
 Status MaterializeTree(TxnScope* scope, const Commit& commit) {
-  const std::string prefix = BranchPrefix(scope->branch_id());
-  for (MDB_dbi dbi : ExtensionWorkingTreeTables(*scope->impl())) {
-    VEXFS_RETURN_IF_ERROR(DeletePrefix(&scope->txn(), dbi, prefix));
-  }
+  VEXFS_RETURN_IF_ERROR(DeleteBranchRecords(
+      &scope->txn(), ExtensionWorkingTreeTables(*scope->impl()), scope->branch_id()));
   TimeNs now = NowNs();
   // The root keeps its inode like every entry restored in place; a new
   // branch has none yet.

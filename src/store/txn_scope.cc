@@ -228,32 +228,39 @@ Result<std::vector<std::pair<uint64_t, ObjectId>>> TxnScope::ListChunks(uint64_t
   return out;
 }
 
+namespace {
+
+// The chunk index of `key` if it is one of the chunk keys under `prefix` (one
+// inode's), nullopt if it is not; kCorruption for a malformed one.
+Result<std::optional<uint64_t>> ChunkIndexOf(std::string_view key, std::string_view prefix,
+                                             uint64_t ino) {
+  if (key.substr(0, prefix.size()) != prefix) return std::optional<uint64_t>();
+  if (key.size() != prefix.size() + 8) {
+    return Status::Corruption("malformed chunk key of inode " + std::to_string(ino));
+  }
+  return std::optional<uint64_t>(DecodeBE64(key.substr(prefix.size())));
+}
+
+}  // namespace
+
 Result<std::optional<uint64_t>> TxnScope::FirstStoredChunk(uint64_t ino, uint64_t index) {
-  std::string prefix = ChunkPrefix(branch_.id, ino);
   Cursor cursor;
   VEXFS_RETURN_IF_ERROR(cursor.Open(txn_, dbs().chunks));
   VEXFS_ASSIGN_OR_RETURN(bool found, cursor.Seek(ChunkKey(branch_.id, ino, index)));
-  if (!found || cursor.key().substr(0, prefix.size()) != prefix) {
-    return std::optional<uint64_t>();
-  }
-  if (cursor.key().size() != prefix.size() + 8) {
-    return Status::Corruption("malformed chunk key of inode " + std::to_string(ino));
-  }
-  return std::optional<uint64_t>(DecodeBE64(cursor.key().substr(prefix.size())));
+  if (!found) return std::optional<uint64_t>();
+  return ChunkIndexOf(cursor.key(), ChunkPrefix(branch_.id, ino), ino);
 }
 
 Result<uint64_t> TxnScope::FirstMissingChunk(uint64_t ino, uint64_t index) {
-  std::string prefix = ChunkPrefix(branch_.id, ino);
+  const std::string prefix = ChunkPrefix(branch_.id, ino);
   Cursor cursor;
   VEXFS_RETURN_IF_ERROR(cursor.Open(txn_, dbs().chunks));
   // Keys sort by index (big-endian), so stored chunks from `index` on come in
   // order: the first gap in the run is the answer.
   VEXFS_ASSIGN_OR_RETURN(bool more, cursor.Seek(ChunkKey(branch_.id, ino, index)));
-  while (more && cursor.key().substr(0, prefix.size()) == prefix) {
-    if (cursor.key().size() != prefix.size() + 8) {
-      return Status::Corruption("malformed chunk key of inode " + std::to_string(ino));
-    }
-    if (DecodeBE64(cursor.key().substr(prefix.size())) != index) break;
+  while (more) {
+    VEXFS_ASSIGN_OR_RETURN(std::optional<uint64_t> at, ChunkIndexOf(cursor.key(), prefix, ino));
+    if (at != index) break;
     ++index;
     VEXFS_ASSIGN_OR_RETURN(more, cursor.Next());
   }
