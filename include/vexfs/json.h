@@ -48,6 +48,10 @@ nlohmann::json FilePassageJson(const FilePassage& p);
 nlohmann::json GcReportJson(const GcReport& r);
 nlohmann::json FsckReportJson(const FsckReport& r);
 nlohmann::json StoreStatsJson(const StoreStats& s);
+// A file's bytes: path, size, and content as UTF-8 text ("encoding": "utf8")
+// when the bytes are valid UTF-8, else as base64 ("encoding": "base64"), as the
+// MCP server's read_file gives them.
+nlohmann::json FileContentJson(std::string_view path, std::string_view bytes);
 
 }  // namespace vexfs
 

@@ -37,8 +37,9 @@ struct PutReport {
 // `local` into the store. `dest` is a store path; a single file lands inside
 // `dest` when `dest` ends with '/' or names an existing directory, else at
 // `dest` itself; a directory's contents land at `dest`. Existing files are
-// replaced, missing parent directories made. Files are owned by the calling
-// process's user and group and keep their permission bits.
+// replaced, missing parent directories made. Files and directories are owned by
+// the calling process's user and group and keep their permission bits (setuid,
+// setgid and sticky included; the root keeps its own).
 // Errors: kNotFound when `local` does not exist; kIOError when it cannot be read;
 // the store's own errors (kInvalidArgument for a bad `dest`, kNoSpace, ...)
 // naming the store path. Batches committed before an error stay committed.
@@ -53,9 +54,12 @@ Result<PutReport> PutBytes(Store& store, std::string_view dest, std::string_view
                            const PutOptions& options = {});
 
 // Copies `path` of `view` (a file, symlink, special file or directory,
-// recursively) to the local path `local`. Returns how many regular files were
-// written. An existing local file is overwritten (through a symlink, as open(2)
-// does); an existing directory is merged into; a symlink or special file whose
+// recursively) to the local path `local`; a non-directory lands inside `local`
+// when that ends with '/' or names an existing directory (as put and cp do).
+// Returns how many regular files were written. Files and the directories it
+// makes get the stored permission bits (as `tar -p`). An existing local file is
+// overwritten (through a symlink, as open(2) does); an existing directory is
+// merged into and keeps its mode; a symlink or special file whose
 // local path exists already fails with kIOError. A regular
 // file that fails part way (say, a corrupt chunk: kCorruption) is removed, so no
 // partial copy is left looking like the real thing; a directory copy that fails
@@ -68,7 +72,8 @@ Result<uint64_t> GetToLocalPath(TreeView& view, std::string_view path, const std
 // Writes the content of the regular file `path` to `out`. Files up to 256 MiB
 // are read in one transaction, so a concurrent writer never yields a mix of two
 // versions (read a snapshot for a consistent copy of a larger changing file).
-// kIsDirectory / kInvalidArgument when `path` is not a regular file, kIOError when
+// kIsDirectory / kInvalidArgument when `path` is not a regular file (a symlink
+// is not followed: its target may lie outside the store), kIOError when
 // `out` fails. `out` must not throw (the default for streams): the library does
 // not.
 Status CopyFileTo(TreeView& view, std::string_view path, std::ostream& out);

@@ -7,6 +7,7 @@
 #ifndef VEXFS_PATHS_H_
 #define VEXFS_PATHS_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,14 @@ namespace vexfs {
 
 // A file or directory name: 1..kMaxNameLength bytes, no '/', no NUL, not "." or "..".
 Status ValidateFileName(std::string_view name);
+
+// The name a mount gives its search and snapshot views at the root of the tree
+// (docs/mount.md). No file may take it there, whichever front end writes: a
+// mount would hide that file, and list the views instead.
+inline constexpr std::string_view kReservedRootName = ".vexfs";
+// ValidateFileName, and not kReservedRootName when `parent` is the root: the
+// gate for every name a new entry takes.
+Status ValidateNewEntryName(uint64_t parent, std::string_view name);
 
 // Splits a store path ("a/b/c", "/a/b", "" for the root) into validated
 // components. Rejects "..", "." and empty components with a message naming the

@@ -122,7 +122,8 @@ class TreeEditor {
   };
   Result<std::vector<NameEntry>> ListNames(uint64_t ino);
 
-  // kAlreadyExists if `name` exists in `parent`.
+  // kAlreadyExists if `name` exists in `parent`; kInvalidArgument for a name
+  // ValidateNewEntryName refuses (vexfs/paths.h), as for every new entry below.
   Result<Attributes> Mkdir(uint64_t parent, std::string_view name, const NewNode& node);
   Result<Attributes> CreateFile(uint64_t parent, std::string_view name,
                                 const NewNode& node);
@@ -343,11 +344,16 @@ class Store {
   // "WORKING". A new store has branch "main", checked out.
   Result<std::string> CurrentBranch();
   Result<std::vector<BranchInfo>> ListBranches();
-  // New branch from a snapshot, or (no snapshot) a copy of the current branch's
-  // working tree including changes not yet snapshotted.
-  Status CreateBranch(std::string_view name, std::optional<std::string> from_snapshot);
+  // New branch from a snapshot, or (no snapshot) a copy of `from_branch`'s working
+  // tree ("" = the current branch's) including changes not yet snapshotted. A
+  // front end serving one branch passes it, so "branch from here" means from
+  // what it serves. The current branch does not change.
+  Status CreateBranch(std::string_view name, std::optional<std::string> from_snapshot,
+                      std::string_view from_branch = "");
   Status Checkout(std::string_view branch);
-  Status DeleteBranch(std::string_view branch);  // not the current one
+  // Deletes a branch and its working tree (its snapshots stay): not the current
+  // one (kInvalidArgument), nor one a writable mount serves (kBusy).
+  Status DeleteBranch(std::string_view branch);
 
   // The working tree of `branch` ("" means the current branch).
   Result<std::unique_ptr<WorkingTree>> Tree(std::string_view branch = "");

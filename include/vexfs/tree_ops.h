@@ -32,8 +32,10 @@ Status RemoveEmptyDirectory(TreeEditor& editor, std::string_view path);
 
 // Like mv: renames `from` to `to`, or moves it into `to` when that is an
 // existing directory. An existing file at the destination is replaced only with
-// `replace` (kAlreadyExists otherwise).
-Status MovePath(TreeEditor& editor, std::string_view from, std::string_view to, bool replace);
+// `replace` (kAlreadyExists otherwise). `moved_to`, if given, receives the
+// path it has now (canonical: "d/x.md" for a move of "a/x.md" into "d").
+Status MovePath(TreeEditor& editor, std::string_view from, std::string_view to, bool replace,
+                std::string* moved_to = nullptr);
 
 }  // namespace vexfs
 

@@ -1,4 +1,4 @@
-/* The C API of VexFS: a store's files, search and snapshots from C (and from any
+/* The C API of VexFS: a store's files, search, snapshots and branches from C (and from any
  * language with a C FFI), in the style of LMDB and llama.cpp: opaque handles with
  * create/free pairs, parameter structs filled by *_default_params(), integer
  * error codes (vexfs_strerror names them; vexfs_last_error gives the message of
@@ -162,6 +162,45 @@ int vexfs_diff(vexfs_store* store, const char* from, const char* to,
                int (*fn)(void* ctx, int change, const char* path, const char* old_path),
                void* ctx);
 
+/* ---- History ---------------------------------------------------------- */
+struct vexfs_commit {
+  const char* id;           /* 64 hex digits */
+  const char* parent;       /* the previous snapshot's id; NULL for the first */
+  const char* branch;       /* the branch it was taken on */
+  const char* message;
+  int64_t time_ns;          /* when it was taken */
+  const char* const* names; /* the snapshot names pointing at it */
+  size_t name_count;
+};
+/* Calls `fn` once per snapshot in the history of `from` (a branch or a
+ * snapshot; NULL: this handle's branch), newest first, at most `limit` (0: all).
+ * The commit is valid during the call; a non-zero return from `fn` stops and is
+ * returned. */
+int vexfs_log(vexfs_store* store, const char* from, size_t limit,
+              int (*fn)(void* ctx, const struct vexfs_commit* commit), void* ctx);
+/* ---- Branches ---------------------------------------------------------- */
+/* Creates branch `name` (1-255 bytes of [A-Za-z0-9._-], not starting with '.',
+ * not "WORKING"): from snapshot `from` (a name or id), or, when `from` is NULL,
+ * as a copy of this handle's branch's working tree, changes not yet snapshotted
+ * included. The store's current branch does not change; open a handle with
+ * `branch` set (or check it out) to work on the new one. */
+int vexfs_branch_create(vexfs_store* store, const char* name, const char* from);
+/* Makes `branch` the store's current branch: the one handles opened without a
+ * branch work on from their next call, and the CLI's default. */
+int vexfs_checkout(vexfs_store* store, const char* branch);
+/* Deletes a branch and its working tree; its snapshots stay. Neither the current
+ * branch (VEXFS_ERR_INVALID_ARGUMENT) nor one a writable mount serves
+ * (VEXFS_ERR_BUSY) can be deleted. */
+int vexfs_branch_delete(vexfs_store* store, const char* branch);
+struct vexfs_branch {
+  const char* name;
+  const char* head; /* 64 hex digits of the last snapshot taken on it; NULL if none */
+  int current;      /* 1 for the store's current branch */
+};
+/* Calls `fn` once per branch, in name order. The branch is valid during the
+ * call; a non-zero return from `fn` stops the listing and is returned. */
+int vexfs_branch_list(vexfs_store* store, int (*fn)(void* ctx, const struct vexfs_branch* branch),
+                      void* ctx);
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,9 @@
 #include <ctime>
 #include <string>
 
+#include "common/base64.h"
+#include "common/utf8.h"
+
 namespace vexfs {
 
 std::string FormatTime(TimeNs t) {
@@ -134,6 +137,14 @@ nlohmann::json StoreStatsJson(const StoreStats& s) {
           {"object_bytes", s.object_bytes},
           {"map_size", s.map_size},
           {"map_used", s.map_used}};
+}
+
+nlohmann::json FileContentJson(std::string_view path, std::string_view bytes) {
+  bool text = IsValidUtf8(bytes);
+  return {{"path", std::string(path)},
+          {"size", bytes.size()},
+          {"encoding", text ? "utf8" : "base64"},
+          {"content", text ? std::string(bytes) : EncodeBase64(bytes)}};
 }
 
 }  // namespace vexfs

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <string>
 #include <filesystem>
 #include <fstream>
 
@@ -20,14 +21,24 @@ namespace fs = std::filesystem;
 constexpr size_t kGetPiece = 256 << 20;
 
 Status CopyRegularFile(TreeView& view, std::string_view path, const Attributes& attr,
-                       std::ostream& out, const std::string& shown) {
+                       std::ostream& out, const std::string& destination) {
   for (uint64_t off = 0; off < attr.size || off == 0; off += kGetPiece) {
     VEXFS_ASSIGN_OR_RETURN(std::string piece, view.Read(path, off, kGetPiece));
     out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
     if (piece.size() < kGetPiece) break;
   }
   out.flush();
-  if (!out) return Status::IOError("write to '" + shown + "' failed");
+  if (!out) return Status::IOError("write to " + destination + " failed");
+  return Status::Ok();
+}
+
+// The stored permission bits, setuid, setgid and sticky included (as `tar -p`
+// and `cp -p` keep them): a script stays executable, a shared directory sticky.
+// The kernel drops setgid where the caller is not in the file's group.
+Status KeepPermissionBits(const Attributes& attr, const std::string& local) {
+  if (::chmod(local.c_str(), static_cast<mode_t>(attr.mode & 07777)) != 0) {
+    return OutsideErrnoToStatus(errno, "set the mode of '" + local + "'");
+  }
   return Status::Ok();
 }
 
@@ -36,8 +47,9 @@ Status CopyRegularFile(TreeView& view, std::string_view path, const Attributes& 
 Status WriteLocalFile(TreeView& view, std::string_view path, const Attributes& attr,
                       const std::string& local) {
   std::ofstream out(local, std::ios::binary | std::ios::trunc);
-  if (!out) return Status::IOError("cannot write local file '" + local + "'");
-  Status st = CopyRegularFile(view, path, attr, out, local);
+  if (!out) return OutsideErrnoToStatus(errno, "cannot write local file '" + local + "'");
+  Status st = CopyRegularFile(view, path, attr, out, "'" + local + "'");
+  if (st.ok()) st = KeepPermissionBits(attr, local);
   if (!st.ok()) {
     out.close();
     std::error_code ignored;
@@ -77,20 +89,39 @@ Status GetTree(TreeView& view, std::string_view path, const std::string& local, 
   if (IsSpecialFile(attr.type)) return MakeLocalSpecialFile(attr, local);
   if (attr.type == FileType::kSymlink) return MakeLocalSymlink(view, path, local);
   std::error_code ec;
-  fs::create_directories(local, ec);
+  bool made = fs::create_directories(local, ec);
   if (ec) return Status::IOError("create directory '" + local + "': " + ec.message());
   VEXFS_ASSIGN_OR_RETURN(auto entries, view.List(path));
   for (const DirEntry& e : entries) {
     VEXFS_RETURN_IF_ERROR(GetTree(view, JoinPath(path, e.name), local + "/" + e.name, files));
   }
-  return Status::Ok();
+  // Last, so a read-only directory is filled first. A directory that was there
+  // already is merged into and keeps its own mode.
+  return made ? KeepPermissionBits(attr, local) : Status::Ok();
+}
+
+// Where a get of `path` lands: a non-directory given an existing local
+// directory, or a local path ending in '/', goes inside it by its own name (as
+// put and cp do).
+Result<std::string> LocalDestination(TreeView& view, std::string_view path,
+                                     const std::string& local) {
+  VEXFS_ASSIGN_OR_RETURN(Attributes attr, view.Stat(path));
+  std::error_code ec;
+  bool into = !local.empty() && (local.back() == '/' || fs::is_directory(local, ec));
+  if (!into || attr.type == FileType::kDirectory) return local;
+  VEXFS_ASSIGN_OR_RETURN(ParentAndName split, SplitParent(path));
+  if (local.back() == '/' && !fs::is_directory(local, ec)) {
+    return Status::NotFound("local directory '" + local + "' does not exist");
+  }
+  return (local.back() == '/' ? local : local + "/") + split.name;
 }
 
 }  // namespace
 
 Result<uint64_t> GetToLocalPath(TreeView& view, std::string_view path, const std::string& local) {
+  VEXFS_ASSIGN_OR_RETURN(std::string destination, LocalDestination(view, path, local));
   uint64_t files = 0;
-  VEXFS_RETURN_IF_ERROR(GetTree(view, path, local, &files));
+  VEXFS_RETURN_IF_ERROR(GetTree(view, path, destination, &files));
   return files;
 }
 
@@ -98,13 +129,19 @@ Status CopyFileTo(TreeView& view, std::string_view path, std::ostream& out) {
   VEXFS_ASSIGN_OR_RETURN(Attributes attr, view.Stat(path));
   std::string shown(path);
   if (attr.type == FileType::kDirectory) {
-    return Status::IsDirectory("'" + shown + "' is a directory; give a local path");
+    return Status::IsDirectory("'" + shown + "' is a directory, not a file");
+  }
+  if (attr.type == FileType::kSymlink) {
+    // Its target names a path that may lie outside the store: it is not followed.
+    VEXFS_ASSIGN_OR_RETURN(std::string target, view.ReadLink(path));
+    return Status::InvalidArgument("'" + shown + "' is a symlink to '" + target +
+                                   "', not a file; read its target instead");
   }
   if (attr.type != FileType::kRegular) {
     return Status::InvalidArgument("'" + shown + "' is a " + FileTypeName(attr.type) +
-                                   "; give a local path");
+                                   ", not a file");
   }
-  return CopyRegularFile(view, path, attr, out, "stdout");
+  return CopyRegularFile(view, path, attr, out, "the output stream");
 }
 
 // The common file helpers speak for the store's own files, where a permission

@@ -84,9 +84,19 @@ Status PutSpecialFile(TreeEditor& ed, const PutItem& item) {
   return ed.MakeSpecialFile(parent, name, item.type, item.rdev, CallerOwnedNode(item.mode)).status();
 }
 
+// A directory keeps its permission bits too (a shared sticky directory, a
+// private 0700 one), as files do; the root keeps its own.
+Status PutDirectory(TreeEditor& ed, const PutItem& item) {
+  VEXFS_ASSIGN_OR_RETURN(uint64_t ino, ed.MakeDirs(item.store_path, CallerOwnedNode(item.mode)));
+  if (ino == kRootIno) return Status::Ok();
+  TreeEditor::AttrChange change;
+  change.mode = item.mode;
+  return ed.SetAttr(ino, change).status();
+}
+
 Status PutItemInto(TreeEditor& ed, const PutItem& item) {
   switch (item.type) {
-    case FileType::kDirectory: return ed.MakeDirs(item.store_path, CallerOwnedNode(item.mode)).status();
+    case FileType::kDirectory: return PutDirectory(ed, item);
     case FileType::kSymlink: return PutSymlink(ed, item);
     case FileType::kRegular: return PutLocalFile(ed, item);
     default: return PutSpecialFile(ed, item);

@@ -70,27 +70,36 @@ Status RemoveEmptyDirectory(TreeEditor& editor, std::string_view path) {
   return editor.Rmdir(where->first, where->second).WithContext(context);
 }
 
-Status MovePath(TreeEditor& editor, std::string_view from, std::string_view to, bool replace) {
+Status MovePath(TreeEditor& editor, std::string_view from, std::string_view to, bool replace,
+                std::string* moved_to) {
   std::string context = "mv '" + std::string(from) + "' '" + std::string(to) + "'";
   auto src = ParentOf(editor, from, "cannot move the store root");
   VEXFS_RETURN_IF_ERROR(src.status().WithContext(context));
   uint64_t dst_parent = 0;
   std::string dst_name;
+  bool into_directory = false;
   auto target = editor.ResolvePath(to);
   if (target.ok()) {
     VEXFS_ASSIGN_OR_RETURN(Attributes attr, editor.GetAttr(*target));
     if (attr.type == FileType::kDirectory) {  // like mv: into an existing directory
       dst_parent = *target;
       dst_name = src->second;
+      into_directory = true;
     }
   }
-  if (dst_name.empty()) {
+  if (!into_directory) {
     auto dst = ParentOf(editor, to, "cannot replace the store root");
     VEXFS_RETURN_IF_ERROR(dst.status().WithContext(context));
     std::tie(dst_parent, dst_name) = *dst;
   }
   unsigned flags = replace ? TreeEditor::kRenameDefault : TreeEditor::kRenameNoReplace;
-  return editor.Rename(src->first, src->second, dst_parent, dst_name, flags).WithContext(context);
+  VEXFS_RETURN_IF_ERROR(
+      editor.Rename(src->first, src->second, dst_parent, dst_name, flags).WithContext(context));
+  if (moved_to != nullptr) {
+    VEXFS_ASSIGN_OR_RETURN(*moved_to, CanonicalPath(to));
+    if (into_directory) *moved_to += (moved_to->empty() ? "" : "/") + dst_name;
+  }
+  return Status::Ok();
 }
 
 }  // namespace vexfs

@@ -8,7 +8,9 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "vexfs/index.h"
 #include "vexfs/local_files.h"
@@ -286,6 +288,72 @@ int vexfs_diff(vexfs_store* s, const char* from, const char* to,
     for (const vexfs::DiffEntry& e : *changes) {
       const char* old_path = e.kind == vexfs::DiffEntry::Kind::kRenamed ? e.old_path.c_str() : nullptr;
       if (int stop = fn(ctx, ChangeOf(e.kind), e.path.c_str(), old_path); stop != 0) return stop;
+    }
+    return VEXFS_OK;
+  });
+}
+
+int vexfs_log(vexfs_store* s, const char* from, size_t limit,
+              int (*fn)(void* ctx, const vexfs_commit* commit), void* ctx) {
+  return Guard([&]() -> int {
+    if (s == nullptr || fn == nullptr) return FailInvalid("store and fn must not be NULL");
+    auto history = s->store->Log(from != nullptr ? std::string(from) : s->branch, limit);
+    if (!history.ok()) return Fail(history.status());
+    for (const vexfs::CommitInfo& c : *history) {
+      std::string id = c.id.ToHex();
+      std::string parent = c.parents.empty() ? "" : c.parents.front().ToHex();
+      std::vector<const char*> names;
+      for (const std::string& name : c.names) names.push_back(name.c_str());
+      vexfs_commit commit{};
+      commit.id = id.c_str();
+      commit.parent = c.parents.empty() ? nullptr : parent.c_str();
+      commit.branch = c.branch.c_str();
+      commit.message = c.message.c_str();
+      commit.time_ns = c.time;
+      commit.names = names.data();
+      commit.name_count = names.size();
+      if (int stop = fn(ctx, &commit); stop != 0) return stop;
+    }
+    return VEXFS_OK;
+  });
+}
+
+int vexfs_branch_create(vexfs_store* s, const char* name, const char* from) {
+  return Guard([&]() -> int {
+    if (s == nullptr || name == nullptr) return FailInvalid("store and name must not be NULL");
+    std::optional<std::string> snapshot;
+    if (from != nullptr) snapshot = from;
+    Status st = s->store->CreateBranch(name, snapshot, s->branch);
+    return st.ok() ? VEXFS_OK : Fail(st);
+  });
+}
+
+int vexfs_checkout(vexfs_store* s, const char* branch) {
+  return Guard([&]() -> int {
+    if (s == nullptr || branch == nullptr) return FailInvalid("store and branch must not be NULL");
+    Status st = s->store->Checkout(branch);
+    return st.ok() ? VEXFS_OK : Fail(st);
+  });
+}
+
+int vexfs_branch_delete(vexfs_store* s, const char* branch) {
+  return Guard([&]() -> int {
+    if (s == nullptr || branch == nullptr) return FailInvalid("store and branch must not be NULL");
+    Status st = s->store->DeleteBranch(branch);
+    return st.ok() ? VEXFS_OK : Fail(st);
+  });
+}
+
+int vexfs_branch_list(vexfs_store* s, int (*fn)(void* ctx, const vexfs_branch* branch),
+                      void* ctx) {
+  return Guard([&]() -> int {
+    if (s == nullptr || fn == nullptr) return FailInvalid("store and fn must not be NULL");
+    auto branches = s->store->ListBranches();
+    if (!branches.ok()) return Fail(branches.status());
+    for (const vexfs::BranchInfo& b : *branches) {
+      std::string head = b.head ? b.head->ToHex() : "";
+      vexfs_branch branch{b.name.c_str(), b.head ? head.c_str() : nullptr, b.current ? 1 : 0};
+      if (int stop = fn(ctx, &branch); stop != 0) return stop;
     }
     return VEXFS_OK;
   });

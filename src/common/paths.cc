@@ -26,6 +26,16 @@ Status ValidateFileName(std::string_view name) {
   return Status::Ok();
 }
 
+Status ValidateNewEntryName(uint64_t parent, std::string_view name) {
+  VEXFS_RETURN_IF_ERROR(ValidateFileName(name));
+  if (parent == kRootIno && name == kReservedRootName) {
+    return Status::InvalidArgument(
+        "'.vexfs' at the root is reserved for a mount's search and snapshot views; "
+        "choose another name");
+  }
+  return Status::Ok();
+}
+
 Result<std::vector<std::string>> SplitStorePath(std::string_view path) {
   std::vector<std::string> parts;
   std::string_view rest = path;

@@ -7,10 +7,11 @@
 #include <sys/stat.h>
 
 #include "fuse/virtual_tree.h"
+#include "vexfs/paths.h"
 
 namespace vexfs::fuse {
 
-inline constexpr std::string_view kVirtualRootName = ".vexfs";
+inline constexpr std::string_view kVirtualRootName = kReservedRootName;
 
 Result<std::unique_ptr<Filesystem>> Filesystem::Create(Store* store, Index* index,
                                                        const FilesystemOptions& options) {

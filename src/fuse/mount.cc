@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -171,16 +172,46 @@ Status Serve(const MountOptions& o, const std::function<void(const Status&)>& re
   return served.ok() ? flushed : served;
 }
 
+// True if `inner` is `outer` or lies below it (both resolved).
+bool AtOrBelow(const std::string& inner, const std::string& outer) {
+  if (inner.compare(0, outer.size(), outer) != 0) return false;
+  return inner.size() == outer.size() || outer == "/" || inner[outer.size()] == '/';
+}
+
+// A mount at or above the store hides the store from its own daemon, whose
+// every access to it would then wait on itself; one inside the store hides the
+// store's own directories (the index, the mount locks) the same way.
+Status RefuseMountOverStore(const MountOptions& o) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(o.store_path, ec)) return Status::Ok();  // Open says so
+  const std::string store = ResolvedPath(o.store_path);
+  const std::string at = ResolvedPath(o.mountpoint);
+  if (AtOrBelow(store, at)) {
+    return Status::InvalidArgument("cannot mount on '" + o.mountpoint + "': the store '" +
+                                   o.store_path +
+                                   "' is there, and the mount would hide it from its own daemon; "
+                                   "mount on a directory outside the store");
+  }
+  if (AtOrBelow(at, store)) {
+    return Status::InvalidArgument("cannot mount on '" + o.mountpoint +
+                                   "': it is inside the store '" + o.store_path +
+                                   "'; mount on a directory outside the store");
+  }
+  return Status::Ok();
+}
+
 // Detached child: report readiness through `fd`, then serve with stdio closed
 // and errors appended to <store>/mount.log.
 [[noreturn]] void RunDaemon(const MountOptions& o, int fd) {
   ::setsid();
+  bool serving = false;  // a failure before that is the parent's to print
   Status st = Serve(o, [&](const Status& ready) {
     std::string msg =
         ready.ok() ? "ok" : std::to_string(static_cast<int>(ready.code())) + "\t" + ready.message();
     (void)!::write(fd, msg.data(), msg.size());
     ::close(fd);
     if (!ready.ok()) return;
+    serving = true;
     int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
     int log = ::open((o.store_path + "/mount.log").c_str(),
                      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -190,7 +221,8 @@ Status Serve(const MountOptions& o, const std::function<void(const Status&)>& re
     if (devnull > 2) ::close(devnull);
     if (log > 2) ::close(log);
   });
-  if (!st.ok()) std::fprintf(stderr, "vexfs mount: %s\n", st.ToString().c_str());
+  // Into mount.log: the parent has returned by now.
+  if (!st.ok() && serving) std::fprintf(stderr, "vexfs mount: %s\n", st.ToString().c_str());
   std::_Exit(st.ok() ? 0 : 1);
 }
 
@@ -223,6 +255,7 @@ using fuse::kDaemonExitWait;
 using fuse::kIgnored;
 using fuse::kPassedThrough;
 using fuse::MountLock;
+using fuse::RefuseMountOverStore;
 using fuse::ResolvedPath;
 using fuse::RunDaemon;
 using fuse::Serve;
@@ -256,6 +289,7 @@ Status ApplyMountOptionList(std::string_view list, MountOptions* options) {
 
 Status Mount(const MountOptions& options) {
   if (options.remount) return Remount(options);
+  VEXFS_RETURN_IF_ERROR(RefuseMountOverStore(options));
   if (options.foreground || options.debug) {
     return Serve(options, [](const Status&) {});
   }
@@ -287,6 +321,13 @@ Status Unmount(const std::string& mountpoint) {
     return Status::IOError("could not run fusermount3 (is the fuse3 package installed?)");
   }
   if (WEXITSTATUS(wstatus) != 0) {
+    // fusermount3 said why above; a VexFS mount still there is almost always
+    // busy: a process has a file or its working directory in it.
+    if (store && VexfsStoreMountedAt(resolved)) {
+      return Status::Busy("'" + mountpoint +
+                          "' is still mounted (see above): close what is open there, "
+                          "or detach it at once with 'fusermount3 -uz'");
+    }
     return Status::InvalidArgument("'" + mountpoint + "' could not be unmounted (see above)");
   }
   // The daemon is still flushing and closing; the branch is free once it exits.

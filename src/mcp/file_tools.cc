@@ -49,6 +49,15 @@ Result<json> ReadFile(ServedStore& served, ToolArgs& args) {
   if (attr.type == FileType::kDirectory) {
     return Status::IsDirectory("'" + path + "' is a directory: list it with list_directory");
   }
+  if (attr.type == FileType::kSymlink) {
+    VEXFS_ASSIGN_OR_RETURN(std::string target, view->ReadLink(path));
+    return Status::InvalidArgument("'" + path + "' is a symlink to '" + target +
+                                   "': read its target instead");
+  }
+  if (attr.type != FileType::kRegular) {
+    return Status::InvalidArgument("'" + path + "' is a " + FileTypeName(attr.type) +
+                                   ", not a file");
+  }
   VEXFS_ASSIGN_OR_RETURN(std::string bytes, view->Read(path, offset, length));
   uint64_t end = static_cast<uint64_t>(offset) + bytes.size();
   Encoded out = EncodeContent(bytes, end < attr.size);
@@ -240,8 +249,11 @@ Result<json> MoveFile(ServedStore& served, ToolArgs& args) {
   VEXFS_ASSIGN_OR_RETURN(std::string to, args.String("to"));
   VEXFS_ASSIGN_OR_RETURN(bool overwrite, args.Bool("overwrite", false));
   VEXFS_RETURN_IF_ERROR(args.RefuseUnknown());
-  return Change(served, [&](TreeEditor& ed) { return MovePath(ed, from, to, overwrite); },
-                json{{"from", from}, {"to", to}});
+  // `to` in the reply is where it is now: "d/x.md" for a move into directory "d".
+  std::string moved_to;
+  auto move = [&](TreeEditor& ed) { return MovePath(ed, from, to, overwrite, &moved_to); };
+  VEXFS_RETURN_IF_ERROR(Change(served, move, json::object()).status());
+  return json{{"from", from}, {"to", moved_to}};
 }
 
 Result<json> DeleteFile(ServedStore& served, ToolArgs& args) {

@@ -1,4 +1,4 @@
-// The MCP search tool: hybrid (or lexical, or dense) search of the working tree
+// The MCP search tool: lexical (or hybrid, or dense) search of the working tree
 // or a snapshot, with the library's filters.
 #include "mcp/tool.h"
 #include "vexfs/json.h"
@@ -51,10 +51,12 @@ void AddSearchTool(std::vector<Tool>* tools) {
   json time = {{"type", "string"},
                {"description", "Seconds since the epoch, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC)"}};
   tools->push_back(
-      {"search", "Search memory by meaning and words",
-       "Find the passages of stored files that best answer 'query': by default hybrid search "
-       "(BM25 keywords fused with embedding similarity). Returns up to k hits (default 10, at "
-       "most 100), best first, each with path, byte range (offset, length), score and a "
+      {"search", "Search memory by words and meaning",
+       "Find the passages of stored files that best answer 'query': by default lexical "
+       "search (BM25 keywords, the strongest with the built-in embedder); mode 'hybrid' fuses "
+       "it with embedding similarity, 'dense' uses the embeddings alone. Returns up to k hits "
+       "(default 10, at most 100), best first, each with path, byte range (offset, length), "
+       "score and a "
        "snippet; read_file with that offset and length gives the whole passage. Filter by "
        "directory ('under'), metadata xattrs ('where': user.vexfs.meta.KEY=VALUE) and mtime; "
        "search a snapshot with 'at' (what was known then).",

@@ -74,7 +74,7 @@ Result<json> CreateBranch(ServedStore& served, ToolArgs& args) {
   VEXFS_ASSIGN_OR_RETURN(std::string name, args.String("name"));
   VEXFS_ASSIGN_OR_RETURN(auto from, args.OptionalString("from_snapshot"));
   VEXFS_RETURN_IF_ERROR(args.RefuseUnknown());
-  VEXFS_RETURN_IF_ERROR(served.store().CreateBranch(name, from));
+  VEXFS_RETURN_IF_ERROR(served.store().CreateBranch(name, from, served.branch()));
   return json{{"branch", name}, {"from_snapshot", from ? json(*from) : json()}};
 }
 
@@ -129,7 +129,8 @@ void AddVersionTools(std::vector<Tool>* tools) {
        Restore});
   tools->push_back(
       {"branch_create", "Create a branch",
-       "A new branch from a snapshot, or (without one) a copy of the current working tree.",
+       "A new branch from a snapshot, or (without one) a copy of the served branch's working "
+       "tree.",
        ObjectSchema({{"name", Text("New branch name")},
                      {"from_snapshot", Text("Snapshot to start from")}},
                     {"name"}),

@@ -62,11 +62,11 @@ void BindBranches(py::class_<PyStore>& cls) {
            "The checked-out branch.")
       .def("create_branch",
            Unlocked(+[](OpenStore& o, std::string name, std::optional<std::string> from) {
-             return o.store().CreateBranch(name, from);
+             return o.store().CreateBranch(name, from, o.branch());
            }),
            arg("name"), py::kw_only(), arg("from_snapshot") = py::none(),
-           "A new branch from a snapshot, or (none given) from the checked-out branch's working\n"
-           "tree as it is now.")
+           "A new branch from a snapshot, or (none given) from this handle's branch's working\n"
+           "tree as it is now (the checked-out branch's, for a handle not made by on_branch).")
       .def("checkout",
            Unlocked(+[](OpenStore& o, std::string name) { return o.store().Checkout(name); }),
            arg("branch"), "Makes `branch` the checked-out one.")

@@ -137,8 +137,9 @@ Status LmdbStatus(int rc, std::string_view what) {
     case MDB_NOTFOUND: return Status::NotFound(msg);
     case MDB_MAP_FULL:
       return Status::NoSpace(std::string(what) +
-                             ": the store is full (its LMDB map size is reached; "
-                             "reopen with a larger map size or run gc)");
+                             ": the store is full (its map size, set by 'vexfs init "
+                             "--map-size', is reached); 'vexfs gc' frees what no snapshot, "
+                             "branch or file needs");
     case MDB_CORRUPTED:
     case MDB_PAGE_NOTFOUND:
     case MDB_INVALID:

@@ -11,6 +11,7 @@
 
 #include "common/coding.h"
 #include "store/change_feed.h"
+#include "store/mounted_branch.h"
 #include "store/store_config.h"
 #include "store/store_impl.h"
 #include "vexfs/paths.h"
@@ -243,10 +244,11 @@ Result<std::vector<BranchInfo>> Store::ListBranches() {
   return out;
 }
 
-Status Store::CreateBranch(std::string_view name, std::optional<std::string> from_snapshot) {
+Status Store::CreateBranch(std::string_view name, std::optional<std::string> from_snapshot,
+                           std::string_view from_branch) {
   VEXFS_RETURN_IF_ERROR(ValidateRefName(name, "branch"));
   TxnScope scope(impl_.get());
-  VEXFS_RETURN_IF_ERROR(scope.Begin(/*write=*/true, ""));
+  VEXFS_RETURN_IF_ERROR(scope.Begin(/*write=*/true, from_branch));
   const auto& dbs = impl_->dbs();
   VEXFS_ASSIGN_OR_RETURN(auto existing, internal::FindBranch(scope.txn(), dbs, name));
   if (existing) return Status::AlreadyExists("branch '" + std::string(name) + "' already exists");
@@ -278,6 +280,9 @@ Status Store::Checkout(std::string_view branch) {
 }
 
 Status Store::DeleteBranch(std::string_view branch) {
+  VEXFS_RETURN_IF_ERROR(ValidateRefName(branch, "branch"));  // it names a file below
+  // Held until the delete is committed: no mount starts serving the branch meanwhile.
+  VEXFS_ASSIGN_OR_RETURN(auto unmounted, internal::UnmountedBranchGuard::Take(path(), branch));
   Txn txn;
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
   const auto& dbs = impl_->dbs();

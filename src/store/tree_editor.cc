@@ -91,7 +91,7 @@ static Result<Attributes> CreateNode(internal::TxnScope* scope, uint64_t parent,
                                      std::string_view name, FileType type,
                                      const TreeEditor::NewNode& node,
                                      std::string_view target, uint64_t rdev = 0) {
-  VEXFS_RETURN_IF_ERROR(ValidateFileName(name));
+  VEXFS_RETURN_IF_ERROR(ValidateNewEntryName(parent, name));
   VEXFS_RETURN_IF_ERROR(scope->LoadDir(parent).status());
   VEXFS_ASSIGN_OR_RETURN(auto existing, scope->FindEntry(parent, name));
   if (existing) return Status::AlreadyExists(Quoted(name) + " already exists");
@@ -152,7 +152,7 @@ Result<std::string> TreeEditor::ReadLink(uint64_t ino) {
 
 Result<Attributes> TreeEditor::Link(uint64_t ino, uint64_t new_parent,
                                     std::string_view new_name) {
-  VEXFS_RETURN_IF_ERROR(ValidateFileName(new_name));
+  VEXFS_RETURN_IF_ERROR(ValidateNewEntryName(new_parent, new_name));
   VEXFS_ASSIGN_OR_RETURN(InodeRecord rec, scope_->LoadInode(ino));
   if (rec.type == FileType::kDirectory) {
     return Status::NotSupported("hard links to directories are not allowed");
@@ -280,8 +280,8 @@ static Status RefuseMoveIntoItself(internal::TxnScope* scope, const DirentValue&
 
 Status TreeEditor::Exchange(uint64_t parent, std::string_view name, uint64_t new_parent,
                             std::string_view new_name) {
-  VEXFS_RETURN_IF_ERROR(ValidateFileName(name));
-  VEXFS_RETURN_IF_ERROR(ValidateFileName(new_name));
+  VEXFS_RETURN_IF_ERROR(ValidateNewEntryName(parent, name));
+  VEXFS_RETURN_IF_ERROR(ValidateNewEntryName(new_parent, new_name));
   VEXFS_RETURN_IF_ERROR(scope_->LoadDir(parent).status());
   VEXFS_RETURN_IF_ERROR(scope_->LoadDir(new_parent).status());
   VEXFS_ASSIGN_OR_RETURN(auto a, scope_->FindEntry(parent, name));
@@ -305,7 +305,7 @@ Status TreeEditor::Exchange(uint64_t parent, std::string_view name, uint64_t new
 Status TreeEditor::Rename(uint64_t parent, std::string_view name, uint64_t new_parent,
                           std::string_view new_name, unsigned flags,
                           LastLink replaced_last_link) {
-  VEXFS_RETURN_IF_ERROR(ValidateFileName(new_name));
+  VEXFS_RETURN_IF_ERROR(ValidateNewEntryName(new_parent, new_name));
   VEXFS_RETURN_IF_ERROR(scope_->LoadDir(parent).status());
   VEXFS_RETURN_IF_ERROR(scope_->LoadDir(new_parent).status());
   VEXFS_ASSIGN_OR_RETURN(auto src, scope_->FindEntry(parent, name));

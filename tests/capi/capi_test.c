@@ -1,7 +1,8 @@
 /* A C program using VexFS through its C API only (vexfs/vexfs.h, linked against
  * libvexfs.so): it writes, reads, lists, searches, snapshots, diffs and restores
- * a store, checks that bad input comes back as the documented error codes with a
- * message, and that a read-only store refuses writes. Exits 0 when every check
+ * a store, reads its history, branches it and works on a branch through a handle
+ * opened on it, checks that bad input comes back as the documented error codes
+ * with a message, and that a read-only store refuses writes. Exits 0 when every check
  * holds; otherwise prints each failed check. Usage: capi_test SCRATCH_DIR */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,54 @@ static int count_change(void* ctx, int change, const char* path, const char* old
   else if (change == VEXFS_CHANGE_MODIFIED && strcmp(path, "notes/plan.md") == 0) ++c->modified;
   else ++c->other;
   return 0;
+}
+
+struct history {
+  int count;
+  char newest_id[65];
+  char newest_parent[65];
+  int newest_has_parent;
+  char newest_name[32];
+  char newest_message[32];
+  char newest_branch[32];
+};
+
+static int note_commit(void* ctx, const struct vexfs_commit* c) {
+  struct history* h = ctx;
+  if (h->count++ == 0) {
+    snprintf(h->newest_id, sizeof(h->newest_id), "%s", c->id);
+    h->newest_has_parent = c->parent != NULL;
+    snprintf(h->newest_parent, sizeof(h->newest_parent), "%s", c->parent ? c->parent : "");
+    snprintf(h->newest_name, sizeof(h->newest_name), "%s", c->name_count ? c->names[0] : "");
+    snprintf(h->newest_message, sizeof(h->newest_message), "%s", c->message);
+    snprintf(h->newest_branch, sizeof(h->newest_branch), "%s", c->branch);
+  }
+  return 0;
+}
+
+struct branches {
+  int count;
+  char names[8][32];
+  int has_head[8];
+  char current[32];
+};
+
+static int note_branch(void* ctx, const struct vexfs_branch* b) {
+  struct branches* l = ctx;
+  if (l->count < 8) {
+    snprintf(l->names[l->count], sizeof(l->names[0]), "%s", b->name);
+    l->has_head[l->count] = b->head != NULL && strlen(b->head) == 64;
+  }
+  if (b->current) snprintf(l->current, sizeof(l->current), "%s", b->name);
+  ++l->count;
+  return 0;
+}
+
+static struct branches list_branches(vexfs_store* store) {
+  struct branches l;
+  memset(&l, 0, sizeof(l));
+  CHECK(vexfs_branch_list(store, note_branch, &l) == VEXFS_OK);
+  return l;
 }
 
 static char* read_text(vexfs_store* store, const char* path, const char* at) {
@@ -124,6 +173,84 @@ int main(int argc, char** argv) {
   CHECK(read_text(store, "notes/new.md", NULL) == NULL);
   CHECK(vexfs_remove(store, "notes", 0) == VEXFS_ERR_IS_DIRECTORY);
   CHECK(vexfs_remove(store, "notes/keeper.md", 0) == VEXFS_OK);
+
+  /* History: s1 is the whole of main's. */
+  struct history h;
+  memset(&h, 0, sizeof(h));
+  CHECK(vexfs_log(store, NULL, 0, note_commit, &h) == VEXFS_OK);
+  CHECK(h.count == 1 && strcmp(h.newest_id, id) == 0 && !h.newest_has_parent);
+  CHECK(strcmp(h.newest_name, "s1") == 0 && strcmp(h.newest_message, "plan A") == 0 &&
+        strcmp(h.newest_branch, "main") == 0);
+
+  /* Branches: a copy of the working tree (with what is not snapshotted), and
+   * one from a snapshot; the current branch stays main. */
+  const char* draft = "draft, not snapshotted\n";
+  CHECK(vexfs_write_file(store, "notes/draft.md", draft, strlen(draft)) == VEXFS_OK);
+  CHECK(vexfs_branch_create(store, "experiment", NULL) == VEXFS_OK);
+  CHECK(vexfs_branch_create(store, "from-s1", "s1") == VEXFS_OK);
+  CHECK(vexfs_branch_create(store, "experiment", NULL) == VEXFS_ERR_ALREADY_EXISTS);
+  CHECK(vexfs_branch_create(store, "bad/name", NULL) == VEXFS_ERR_INVALID_ARGUMENT);
+  CHECK(vexfs_branch_create(store, "other", "no-such-snapshot") == VEXFS_ERR_NOT_FOUND);
+  CHECK(strstr(vexfs_last_error(), "no-such-snapshot") != NULL);
+  struct branches b = list_branches(store);
+  CHECK(b.count == 3 && strcmp(b.current, "main") == 0);
+  CHECK(strcmp(b.names[0], "experiment") == 0 && strcmp(b.names[1], "from-s1") == 0 &&
+        strcmp(b.names[2], "main") == 0);
+  CHECK(b.has_head[0] && b.has_head[1] && b.has_head[2]);
+  vexfs_store_free(store);
+
+  /* A handle on the experiment branch: its writes and snapshots stay there, and
+   * a branch made from it copies it, not the current branch. */
+  params.branch = "experiment";
+  CHECK(vexfs_store_open(path, &params, &store) == VEXFS_OK);
+  if (store == NULL) return 1;
+  text = read_text(store, "notes/draft.md", NULL);
+  CHECK(text != NULL && strcmp(text, draft) == 0);
+  vexfs_free(text);
+  const char* idea = "an idea tried on a branch\n";
+  CHECK(vexfs_write_file(store, "notes/idea.md", idea, strlen(idea)) == VEXFS_OK);
+  char e1[65] = {0};
+  CHECK(vexfs_snapshot_create(store, "e1", "tried", e1) == VEXFS_OK);
+  memset(&h, 0, sizeof(h));
+  CHECK(vexfs_log(store, NULL, 0, note_commit, &h) == VEXFS_OK);
+  CHECK(h.count == 2 && strcmp(h.newest_id, e1) == 0 && strcmp(h.newest_parent, id) == 0);
+  CHECK(strcmp(h.newest_branch, "experiment") == 0);
+  memset(&h, 0, sizeof(h));
+  CHECK(vexfs_log(store, "main", 1, note_commit, &h) == VEXFS_OK);
+  CHECK(h.count == 1 && strcmp(h.newest_id, id) == 0);
+  CHECK(vexfs_branch_create(store, "fork", NULL) == VEXFS_OK);
+  vexfs_store_free(store);
+  params.branch = "fork";
+  CHECK(vexfs_store_open(path, &params, &store) == VEXFS_OK);
+  if (store == NULL) return 1;
+  text = read_text(store, "notes/idea.md", NULL);
+  CHECK(text != NULL && strcmp(text, idea) == 0);
+  vexfs_free(text);
+  vexfs_store_free(store);
+  params.branch = NULL;
+  CHECK(vexfs_store_open(path, &params, &store) == VEXFS_OK);
+  if (store == NULL) return 1;
+  CHECK(read_text(store, "notes/idea.md", NULL) == NULL);
+
+  /* Checkout moves the current branch; the current one cannot be deleted. */
+  CHECK(vexfs_checkout(store, "experiment") == VEXFS_OK);
+  CHECK(strcmp(list_branches(store).current, "experiment") == 0);
+  text = read_text(store, "notes/idea.md", NULL);
+  CHECK(text != NULL && strcmp(text, idea) == 0);
+  vexfs_free(text);
+  CHECK(vexfs_branch_delete(store, "experiment") == VEXFS_ERR_INVALID_ARGUMENT);
+  CHECK(vexfs_checkout(store, "no-such-branch") == VEXFS_ERR_NOT_FOUND);
+  CHECK(vexfs_checkout(store, "main") == VEXFS_OK);
+  CHECK(vexfs_branch_delete(store, "experiment") == VEXFS_OK);
+  CHECK(vexfs_branch_delete(store, "fork") == VEXFS_OK);
+  CHECK(vexfs_branch_delete(store, "from-s1") == VEXFS_OK);
+  CHECK(vexfs_branch_delete(store, "from-s1") == VEXFS_ERR_NOT_FOUND);
+  b = list_branches(store);
+  CHECK(b.count == 1 && strcmp(b.current, "main") == 0);
+  text = read_text(store, "notes/idea.md", "e1"); /* a deleted branch's snapshots stay */
+  CHECK(text != NULL && strcmp(text, idea) == 0);
+  vexfs_free(text);
+  CHECK(vexfs_remove(store, "notes/draft.md", 0) == VEXFS_OK);
 
   /* Bad input: error codes, a message naming the problem, nothing changed. */
   CHECK(vexfs_write_file(store, "../escape", "x", 1) == VEXFS_ERR_INVALID_ARGUMENT);

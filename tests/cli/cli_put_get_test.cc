@@ -115,6 +115,64 @@ TEST_F(CliPutGetTest, GetFileToStdoutAndToLocalPath) {
   EXPECT_EQ(ReadLocalFile(Local("out.bin")), data);
 }
 
+TEST_F(CliPutGetTest, GetKeepsPermissionBitsAndLandsInsideADirectory) {
+  std::string src = Local("modes");
+  fs::create_directories(src + "/shared");
+  WriteLocalFile(src + "/run.sh", "#!/bin/sh\necho hi\n");
+  ASSERT_EQ(::chmod((src + "/run.sh").c_str(), 0755), 0);
+  ASSERT_EQ(::chmod((src + "/shared").c_str(), 01777), 0);
+  VexfsOk({"put", src, "m"});
+  std::string listing = VexfsOk({"ls", "-l", "m"});
+  EXPECT_NE(listing.find("-rwxr-xr-x"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("drwxrwxrwt"), std::string::npos) << listing;
+  VexfsOk({"get", "m", Local("back")});
+  struct stat st {};
+  ASSERT_EQ(::stat(Local("back/run.sh").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+  ASSERT_EQ(::stat(Local("back/shared").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 01777u);
+  // A file given an existing directory, or a path ending in '/', goes inside.
+  fs::create_directories(Local("into"));
+  VexfsOk({"get", "m/run.sh", Local("into")});
+  EXPECT_EQ(ReadLocalFile(Local("into/run.sh")), "#!/bin/sh\necho hi\n");
+  ASSERT_EQ(::stat(Local("into/run.sh").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+  fs::remove(Local("into/run.sh"));
+  VexfsOk({"get", "m/run.sh", Local("into") + "/"});
+  EXPECT_TRUE(fs::exists(Local("into/run.sh")));
+  EXPECT_TRUE(FailedWith(Vexfs({"get", "m/run.sh", Local("missing") + "/"}), 3,
+                         {"missing", "does not exist"}));
+  EXPECT_TRUE(FailedWith(Vexfs({"get", "m/run.sh", Local("nodir/x")}), 3,
+                         {"nodir/x", "No such file or directory"}));
+}
+
+TEST_F(CliPutGetTest, SymlinksShowTheirTargetAndAreNotPrintedAsContent) {
+  PutText("target.txt", "real");
+  fs::create_symlink("target.txt", Local("lnk"));
+  VexfsOk({"put", Local("lnk"), "lnk"});
+  for (const char* command : {"cat", "get"}) {
+    EXPECT_TRUE(FailedWith(Vexfs({command, "lnk"}), 4, {"symlink to 'target.txt'"})) << command;
+  }
+  EXPECT_NE(VexfsOk({"ls", "-l"}).find("lnk -> target.txt"), std::string::npos);
+  EXPECT_EQ(VexfsJson({"stat", "lnk"}).at("target"), "target.txt");
+  EXPECT_EQ(VexfsJson({"ls"}).at(0).at("target"), "target.txt");
+  EXPECT_NE(VexfsOk({"stat", "lnk"}).find("target: target.txt\n"), std::string::npos);
+}
+
+TEST_F(CliPutGetTest, CatAndGetToStdoutGiveJsonWhenAsked) {
+  PutText("notes.md", "caf\u00e9\n");
+  json text = VexfsJson({"cat", "notes.md"});
+  EXPECT_EQ(text, (json{{"path", "notes.md"}, {"size", 6}, {"encoding", "utf8"},
+                        {"content", "caf\u00e9\n"}}));
+  VexfsOk({"put", "-", "bin"}, std::string("\xff\x00\x01", 3));
+  json bytes = VexfsJson({"get", "bin", "-"});
+  EXPECT_EQ(bytes.at("encoding"), "base64");
+  EXPECT_EQ(bytes.at("content"), "/wAB");
+  json copied = VexfsJson({"get", "notes.md", Local("n.md")});
+  EXPECT_EQ(copied.at("files"), 1);
+  EXPECT_EQ(ReadLocalFile(Local("n.md")), "caf\u00e9\n");
+}
+
 TEST_F(CliPutGetTest, DirectoryRoundTripsByteForByte) {
   std::string src = MakeLocalTree();
   VexfsOk({"put", src, "mem"});

@@ -108,12 +108,13 @@ class McpSessionTest : public ::testing::Test {
   std::string path() const { return dir_.Sub("store"); }
 
   // Runs one session over `lines`; returns the replies in order.
-  std::vector<json> Run(const std::vector<std::string>& lines, bool read_only = false) {
+  std::vector<json> Run(const std::vector<std::string>& lines, bool read_only = false,
+                        const std::string& branch = "") {
     std::string input;
     for (const std::string& l : lines) input += l + "\n";
     std::istringstream in(input);
     std::ostringstream out, log;
-    McpOptions options{path(), "", read_only};
+    McpOptions options{path(), branch, read_only};
     EXPECT_OK(ServeMcp(options, in, out, log));
     std::vector<json> replies;
     std::istringstream reply_lines(out.str());
@@ -187,6 +188,25 @@ TEST_F(McpSessionTest, AReadOnlySessionWithholdsWritingTools) {
   }
   EXPECT_EQ(replies[2]["error"]["code"], kInvalidParams);
   EXPECT_NE(replies[2]["error"]["message"].get<std::string>().find("read-only"), std::string::npos);
+}
+
+TEST_F(McpSessionTest, ABranchMadeFromHereCopiesTheServedBranch) {
+  {
+    auto store = test::OpenStoreOrDie(path());
+    ASSERT_OK(test::PutFile(store->Tree()->get(), "plan.md", "main's plan"));
+    ASSERT_OK(store->CreateBranch("agent", std::nullopt));
+  }
+  auto replies = Run({Init(), Call(1, "write_file", {{"path", "plan.md"}, {"content", "agent's"}}),
+                      Call(2, "branch_create", {{"name", "fork"}})},
+                     /*read_only=*/false, "agent");
+  ASSERT_EQ(replies.size(), 3u);
+  EXPECT_FALSE(replies[2]["result"]["isError"].get<bool>()) << replies[2].dump();
+  auto store = test::OpenStoreOrDie(path());
+  ASSIGN_OR_FAIL(auto fork, store->Tree("fork"));
+  ASSIGN_OR_FAIL(std::string plan, fork->ReadAll("plan.md"));
+  EXPECT_EQ(plan, "agent's") << "the fork copied the checked-out branch, not the served one";
+  ASSIGN_OR_FAIL(std::string current, store->CurrentBranch());
+  EXPECT_EQ(current, "main");
 }
 
 TEST_F(McpSessionTest, AMissingStoreOrBranchIsAnErrorBeforeAnySession) {

@@ -125,8 +125,14 @@ describe('one client through every tool', () => {
     for (const p of ['notes', 'notes/plan.md', 'bin/blob', 'a/b/c']) assert.ok(paths.includes(p), p);
     assert.equal(listed.truncated, false);
 
-    await call(client, 'move', { from: 'notes/plan.md', to: 'a/plan.md' });
+    assert.deepEqual(await call(client, 'move', { from: 'notes/plan.md', to: 'a/plan.md' }),
+      { from: 'notes/plan.md', to: 'a/plan.md' });
     await callFails(client, 'read_file', { path: 'notes/plan.md' }, /not found/i);
+    // Into an existing directory: the reply names where the file is now.
+    await call(client, 'write_file', { path: 'loose.md', content: 'l' });
+    assert.deepEqual(await call(client, 'move', { from: 'loose.md', to: '/a/b/' }),
+      { from: 'loose.md', to: 'a/b/loose.md' });
+    assert.equal((await call(client, 'read_file', { path: 'a/b/loose.md' })).content, 'l');
     await call(client, 'write_file', { path: 'a/other.md', content: 'x' });
     await callFails(client, 'move', { from: 'a/other.md', to: 'a/plan.md' }, /exists/i);
     await call(client, 'move', { from: 'a/other.md', to: 'a/plan.md', overwrite: true });

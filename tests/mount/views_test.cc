@@ -10,6 +10,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -326,6 +327,33 @@ TEST_F(ViewsTest, ASecondWritableMountOfTheBranchIsRefused) {
   }
 }
 
+TEST_F(ViewsTest, ABranchAWritableMountServesCannotBeDeleted) {
+  std::string second = store().substr(0, store().rfind('/')) + "/second";
+  ASSERT_EQ(::mkdir(second.c_str(), 0755), 0);
+  ASSERT_TRUE(Cli({"branch", "work"}).ok());
+  ASSERT_TRUE(RunVexfs({"mount", store(), second, "--branch", "work"}).ok());
+  ASSERT_EQ(WritePath(second + "/note.txt", "not snapshotted"), 0);
+  CommandResult refused = Cli({"branch", "-d", "work"});
+  EXPECT_EQ(WEXITSTATUS(refused.status), 9) << refused.err;
+  EXPECT_NE(refused.err.find("mounted"), std::string::npos) << refused.err;
+  EXPECT_EQ(ReadPath(second + "/note.txt"), "not snapshotted");
+  ASSERT_TRUE(RunVexfs({"umount", second}).ok());
+  CommandResult deleted = Cli({"branch", "-d", "work"});
+  EXPECT_TRUE(deleted.ok()) << deleted.err;
+}
+
+TEST_F(ViewsTest, UmountOfAMountInUseSaysBusy) {
+  ASSERT_EQ(WritePath(P("held.txt"), "held"), 0);
+  int fd = ::open(P("held.txt").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  CommandResult busy = RunVexfs({"umount", mnt()});
+  EXPECT_EQ(WEXITSTATUS(busy.status), 9) << busy.err;
+  EXPECT_NE(busy.err.find("still mounted"), std::string::npos) << busy.err;
+  EXPECT_TRUE(IsMountPoint(mnt()));
+  ::close(fd);
+  EXPECT_EQ(ReadPath(P("held.txt")), "held");
+}
+
 TEST_F(ViewsTest, UmountReturnsOnlyOnceTheBranchIsFree) {
   std::string lock_file = store() + "/mounts/main";
   for (int round = 0; round < 3; ++round) {
@@ -441,11 +469,40 @@ TEST(MountErrorsTest, BadArgumentsFailWithClearErrors) {
   CommandResult bad_opt = RunVexfs({"mount", dir.path() + "/store", dir.path(), "-o", "bogus"});
   EXPECT_EQ(WEXITSTATUS(bad_opt.status), 4) << bad_opt.err;
   EXPECT_NE(bad_opt.err.find("bogus"), std::string::npos) << bad_opt.err;
+  ASSERT_EQ(::mkdir((dir.path() + "/mnt").c_str(), 0755), 0);
   CommandResult bad_branch =
-      RunVexfs({"mount", dir.path() + "/store", dir.path(), "--branch", "nope"});
+      RunVexfs({"mount", dir.path() + "/store", dir.path() + "/mnt", "--branch", "nope"});
   EXPECT_EQ(WEXITSTATUS(bad_branch.status), 3) << bad_branch.err;
-  CommandResult not_mounted = RunVexfs({"umount", dir.path()});
+  // A failure the daemon found is said once, by the command, on one line.
+  for (const CommandResult* failed : {&missing, &bad_branch}) {
+    EXPECT_EQ(std::count(failed->err.begin(), failed->err.end(), '\n'), 1) << failed->err;
+    EXPECT_EQ(failed->err.rfind("vexfs: ", 0), 0u) << failed->err;
+  }
+  CommandResult not_mounted = RunVexfs({"umount", dir.path() + "/mnt"});
   EXPECT_NE(WEXITSTATUS(not_mounted.status), 0);
+}
+
+TEST(MountErrorsTest, AMountThatWouldHideItsOwnStoreIsRefused) {
+  // The daemon reaches its store through paths the mount would cover: every
+  // access would wait on itself, and so would every process touching the mount.
+  crash::TempDir dir("vexfs-mount-over-store");
+  std::string store = dir.path() + "/store";
+  ASSERT_TRUE(RunVexfs({"init", store}).ok());
+  ASSERT_EQ(::mkdir((store + "/inside").c_str(), 0755), 0);
+  for (const std::string& at :
+       {dir.path(), store, store + "/inside", dir.path() + "/./store/../"}) {
+    CommandResult refused = RunVexfs({"mount", store, at});
+    EXPECT_EQ(WEXITSTATUS(refused.status), 4) << at << ": " << refused.err;
+    EXPECT_NE(refused.err.find("outside the store"), std::string::npos) << refused.err;
+    EXPECT_FALSE(IsMountPoint(at)) << at;
+  }
+  // A neighbour whose name starts like the store's is outside it.
+  std::string beside = dir.path() + "/store-mnt";
+  ASSERT_EQ(::mkdir(beside.c_str(), 0755), 0);
+  CommandResult mounted = RunVexfs({"mount", store, beside});
+  ASSERT_TRUE(mounted.ok()) << mounted.err;
+  EXPECT_TRUE(IsMountPoint(beside));
+  EXPECT_TRUE(RunVexfs({"umount", beside}).ok());
 }
 
 }  // namespace

@@ -66,6 +66,12 @@ def test_branches(store):
         with pytest.raises(vexfs.NotSupportedError, match="WORKING"):
             exp.diff("base")
         assert [(c.kind, c.path) for c in exp.diff("base", "exp1")] == [("modified", "a")]
+        exp.write("b", "not snapshotted yet")
+        exp.create_branch("from-exp")  # from this handle's branch, not the checked-out one
+    with store.on_branch("from-exp") as copy:
+        assert copy.read_text("a") == "experiment's"
+        assert copy.read_text("b") == "not snapshotted yet"
+    store.delete_branch("from-exp")
     assert not store.closed  # closing the branch handle leaves the store open
     assert store.read_text("a") == "main's"
     with pytest.raises(vexfs.NotFoundError, match="nope"):

@@ -200,6 +200,32 @@ TEST_F(RestoreBranchTest, BranchFromWorkingTreeCopiesUncommittedChanges) {
   EXPECT_TRUE(test::FsckClean(store()));
 }
 
+TEST_F(RestoreBranchTest, BranchFromAnotherBranchCopiesThatBranchNotTheCurrentOne) {
+  ASSERT_OK(Put("f", "main's"));
+  ASSERT_OK(store().CreateBranch("agent", std::nullopt));
+  ASSIGN_OR_FAIL(auto agent, store().Tree("agent"));
+  ASSERT_OK(test::PutFile(agent.get(), "f", "agent's, not snapshotted"));
+  ASSERT_OK(test::PutFile(agent.get(), "only-agent", "a"));
+  ASSIGN_OR_FAIL(CommitInfo a1, store().CreateSnapshot("a1", "", {}, "agent"));
+  ASSERT_OK(test::PutFile(agent.get(), "after-a1", "b"));
+
+  ASSERT_OK(store().CreateBranch("fork", std::nullopt, "agent"));
+  ASSIGN_OR_FAIL(auto fork, store().Tree("fork"));
+  EXPECT_EQ(Dump(fork.get()), Dump(agent.get()));
+  EXPECT_EQ(Head("fork"), a1.id);  // its history goes on from agent's
+  ASSIGN_OR_FAIL(std::string current, store().CurrentBranch());
+  EXPECT_EQ(current, "main");
+  EXPECT_EQ(Content("f"), "main's");
+  EXPECT_CODE(store().CreateBranch("fork2", std::nullopt, "nope"), StatusCode::kNotFound);
+  EXPECT_CODE(store().Tree("fork2"), StatusCode::kNotFound);
+  // With a snapshot, the source branch plays no part.
+  ASSERT_OK(store().CreateBranch("from-a1", std::string("a1"), "main"));
+  ASSIGN_OR_FAIL(auto from_a1, store().Tree("from-a1"));
+  ASSIGN_OR_FAIL(auto snap, store().OpenSnapshot("a1"));
+  EXPECT_EQ(Dump(from_a1.get()), Dump(snap.get()));
+  EXPECT_TRUE(test::FsckClean(store()));
+}
+
 TEST_F(RestoreBranchTest, CheckoutSwitchesTheCurrentTree) {
   ASSERT_OK(Put("f", "main"));
   ASSERT_OK(store().CreateBranch("dev", std::nullopt));

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "test_util.h"
+#include "vexfs/paths.h"
 #include "vexfs/store.h"
 
 namespace vexfs {
@@ -143,6 +144,29 @@ TEST_F(TreeEditorTest, BadNamesAreRefused) {
     return Status::Ok();
   }));
   EXPECT_EQ(Names(""), (NameList{std::string(255, 'n')}));
+}
+
+TEST_F(TreeEditorTest, TheMountsViewsNameIsReservedAtTheRootOnly) {
+  ASSERT_OK(Put("f", "x"));
+  ASSERT_OK(Put("d/g", "y"));
+  uint64_t f = Ino("f"), d = Ino("d");
+  ASSERT_OK(Edit([&](TreeEditor& ed) {
+    const std::string reserved(kReservedRootName);
+    EXPECT_CODE(ed.CreateFile(kRootIno, reserved, {}), StatusCode::kInvalidArgument);
+    EXPECT_CODE(ed.Mkdir(kRootIno, reserved, {}), StatusCode::kInvalidArgument);
+    EXPECT_CODE(ed.Symlink(kRootIno, reserved, "f", {}), StatusCode::kInvalidArgument);
+    EXPECT_CODE(ed.Link(f, kRootIno, reserved), StatusCode::kInvalidArgument);
+    EXPECT_CODE(ed.Rename(kRootIno, "f", kRootIno, reserved), StatusCode::kInvalidArgument);
+    Status refused = ed.Rename(d, "g", kRootIno, reserved);
+    EXPECT_CODE(refused, StatusCode::kInvalidArgument);
+    EXPECT_NE(refused.message().find("reserved"), std::string::npos) << refused.ToString();
+    // Below the root it is an ordinary name.
+    EXPECT_OK(ed.Mkdir(d, reserved, {}));
+    return Status::Ok();
+  }));
+  EXPECT_EQ(Names(""), (NameList{"d", "f"}));
+  EXPECT_EQ(Names("d"), (NameList{".vexfs", "g"}));
+  EXPECT_CODE(Put(".vexfs", "through the path API too"), StatusCode::kInvalidArgument);
 }
 
 TEST_F(TreeEditorTest, PathsWithDotDotAreRefused) {

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -147,6 +148,15 @@ std::string ModeString(const Attributes& a) {
   std::string s = TypeLetter(a.type);
   const char* rwx = "rwxrwxrwx";
   for (int i = 0; i < 9; ++i) s += (a.mode & (0400 >> i)) ? rwx[i] : '-';
+  // As ls(1): setuid and setgid over the owner's and group's x, sticky over the
+  // others'; lowercase where that x is set too, uppercase where it is not.
+  auto overlay = [&](uint32_t bit, size_t at, char letter) {
+    if ((a.mode & bit) == 0) return;
+    s[at] = s[at] == 'x' ? letter : static_cast<char>(std::toupper(letter));
+  };
+  overlay(04000, 3, 's');
+  overlay(02000, 6, 's');
+  overlay(01000, 9, 't');
   return s;
 }
 

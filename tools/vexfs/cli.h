@@ -72,6 +72,11 @@ struct OpenedView {
 };
 OpenedView OpenViewOrFail(Context& ctx, const std::string& at, const std::string& branch);
 
+// Writes the regular file `path` of `view` to stdout: its bytes, or with --json
+// one document with its path, size and content (vexfs::FileContentJson). What
+// `cat` and `get PATH -` print (cmd_files.cc).
+Status PrintFileContent(const Context& ctx, TreeView& view, const std::string& path);
+
 // Progress on stderr, only when it is a terminal: "\r<label> <done>/<total>".
 class Progress {
  public:

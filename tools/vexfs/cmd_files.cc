@@ -4,9 +4,11 @@
 #include <cctype>
 #include <cstdint>
 #include <iostream>
+#include <sstream>
 
 #include "cli.h"
 #include "vexfs/index.h"
+#include "vexfs/local_files.h"
 #include "vexfs/paths.h"
 #include "vexfs/tree_ops.h"
 
@@ -84,15 +86,21 @@ void AddCat(CLI::App& app, Context& ctx) {
   cmd->callback([&ctx, args] {
     OpenedView view = OpenViewOrFail(ctx, args->at, args->branch);
     if (!view.view) return;
-    auto data = view.view->ReadAll(args->path);
-    if (!data.ok()) return (void)ctx.Fail(data.status());
-    std::cout.write(data->data(), static_cast<std::streamsize>(data->size()));
-    std::cout.flush();
+    Status st = PrintFileContent(ctx, *view.view, args->path);
+    if (!st.ok()) ctx.Fail(st);
   });
 }
 
-void PrintEntryText(const std::string& path, const Attributes& a, bool long_format) {
+// A symlink's target, for the long and JSON listings; "" for anything else.
+Result<std::string> TargetOf(TreeView& view, const std::string& path, const Attributes& a) {
+  if (a.type != FileType::kSymlink) return std::string();
+  return view.ReadLink(path);
+}
+
+void PrintEntryText(const std::string& path, const Attributes& a, bool long_format,
+                    const std::string& target) {
   std::string shown = path + (a.type == FileType::kDirectory ? "/" : "");
+  if (!target.empty()) shown += " -> " + target;
   if (long_format) {
     std::printf("%s %10llu %s %s\n", ModeString(a).c_str(),
                 static_cast<unsigned long long>(a.size), FormatTime(a.mtime).c_str(),
@@ -107,13 +115,18 @@ Status ListInto(TreeView& view, const std::string& dir, const std::string& shown
   VEXFS_ASSIGN_OR_RETURN(auto entries, view.List(dir));
   for (const DirEntry& e : entries) {
     std::string shown = JoinPath(shown_prefix, e.name);
+    std::string target;
+    if (json || long_format) {
+      VEXFS_ASSIGN_OR_RETURN(target, TargetOf(view, JoinPath(dir, e.name), e.attr));
+    }
     if (json) {
       nlohmann::json j = AttributesJson(e.attr);
       j["name"] = e.name;
       j["path"] = JoinPath(dir, e.name);
+      if (e.attr.type == FileType::kSymlink) j["target"] = target;
       out->push_back(j);
     } else {
-      PrintEntryText(shown, e.attr, long_format);
+      PrintEntryText(shown, e.attr, long_format, target);
     }
     if (recursive && e.attr.type == FileType::kDirectory) {
       VEXFS_RETURN_IF_ERROR(
@@ -143,10 +156,15 @@ void AddLs(CLI::App& app, Context& ctx) {
     if (!canonical.ok()) return (void)ctx.Fail(canonical.status());
     nlohmann::json out = nlohmann::json::array();
     if (attr->type != FileType::kDirectory) {
+      auto target = TargetOf(*view.view, *canonical, *attr);
+      if (!target.ok()) return (void)ctx.Fail(target.status());
       nlohmann::json j = AttributesJson(*attr);
       j["path"] = *canonical;
+      if (attr->type == FileType::kSymlink) j["target"] = *target;
       out.push_back(j);
-      if (!ctx.global.json) PrintEntryText(*canonical, *attr, args->long_format);
+      if (!ctx.global.json) {
+        PrintEntryText(*canonical, *attr, args->long_format, args->long_format ? *target : "");
+      }
     } else {
       Status st = ListInto(*view.view, *canonical, "", args->recursive, &out, ctx.global.json,
                            args->long_format);
@@ -168,10 +186,13 @@ void AddStat(CLI::App& app, Context& ctx) {
     if (!attr.ok()) return (void)ctx.Fail(attr.status());
     auto xattrs = view.view->Xattrs(args->path);
     if (!xattrs.ok()) return (void)ctx.Fail(xattrs.status());
+    auto target = TargetOf(*view.view, args->path, *attr);
+    if (!target.ok()) return (void)ctx.Fail(target.status());
     if (ctx.global.json) {
       nlohmann::json j = AttributesJson(*attr);
       j["path"] = args->path;
       j["xattrs"] = *xattrs;
+      if (attr->type == FileType::kSymlink) j["target"] = *target;
       return ctx.PrintJson(j);
     }
     std::printf("path:  %s\ntype:  %s\nmode:  %s (%04o)\nsize:  %llu\nowner: %u:%u\n"
@@ -182,6 +203,7 @@ void AddStat(CLI::App& app, Context& ctx) {
     if (IsDeviceFile(attr->type)) {
       std::printf("device: %u:%u\n", ::major(attr->rdev), ::minor(attr->rdev));
     }
+    if (attr->type == FileType::kSymlink) std::printf("target: %s\n", target->c_str());
     for (const auto& [k, v] : *xattrs) std::printf("xattr: %s=%s\n", k.c_str(), v.c_str());
   });
 }
@@ -271,6 +293,19 @@ void AddMv(CLI::App& app, Context& ctx) {
 }
 
 }  // namespace
+
+Status PrintFileContent(const Context& ctx, TreeView& view, const std::string& path) {
+  if (!ctx.global.json) {
+    Status st = CopyFileTo(view, path, std::cout);
+    // Said as every command says it (main.cc): a full disk or a closed pipe.
+    if (!st.ok() && !std::cout) return Status::IOError("cannot write to standard output");
+    return st;
+  }
+  std::ostringstream bytes;
+  VEXFS_RETURN_IF_ERROR(CopyFileTo(view, path, bytes));
+  ctx.PrintJson(FileContentJson(path, bytes.str()));
+  return Status::Ok();
+}
 
 void AddFileCommands(CLI::App& app, Context& ctx) {
   AddInit(app, ctx);

@@ -67,10 +67,20 @@ void AddPutGetCommands(CLI::App& app, Context& ctx) {
   get->callback([&ctx, get_args] {
     OpenedView view = OpenViewOrFail(ctx, get_args->at, get_args->branch);
     if (!view.view) return;
-    Status st = get_args->local == "-"
-                    ? CopyFileTo(*view.view, get_args->path, std::cout)
-                    : GetToLocalPath(*view.view, get_args->path, get_args->local).status();
-    if (!st.ok()) ctx.Fail(st);
+    if (get_args->local == "-") {
+      Status st = PrintFileContent(ctx, *view.view, get_args->path);
+      // A directory, link or node has no bytes to print, but copies to a path.
+      if (st.code() == StatusCode::kInvalidArgument || st.code() == StatusCode::kIsDirectory) {
+        st = Status(st.code(), st.message() + "; give a local path to copy it");
+      }
+      if (!st.ok()) ctx.Fail(st);
+      return;
+    }
+    auto files = GetToLocalPath(*view.view, get_args->path, get_args->local);
+    if (!files.ok()) return (void)ctx.Fail(files.status());
+    if (ctx.global.json) {
+      ctx.PrintJson({{"path", get_args->path}, {"local", get_args->local}, {"files", *files}});
+    }
   });
 }
 
