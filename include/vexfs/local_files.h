@@ -57,16 +57,18 @@ Result<PutReport> PutBytes(Store& store, std::string_view dest, std::string_view
 // recursively) to the local path `local`; a non-directory lands inside `local`
 // when that ends with '/' or names an existing directory (as put and cp do).
 // Returns how many regular files were written. Files and the directories it
-// makes get the stored permission bits (as `tar -p`). An existing local file is
-// overwritten (through a symlink, as open(2) does); an existing directory is
-// merged into and keeps its mode; a symlink or special file whose
-// local path exists already fails with kIOError. A regular
+// makes get the stored permission bits (as `cp -p`; setuid and setgid only
+// where the stored owner and group are the caller's). An existing local file is
+// overwritten (through a symlink, as open(2) does; a read-only one is replaced);
+// an existing directory is merged into and keeps its mode; a symlink or special
+// file whose local path exists already fails with kIOError. A regular
 // file that fails part way (say, a corrupt chunk: kCorruption) is removed, so no
 // partial copy is left looking like the real thing; a directory copy that fails
 // keeps what it copied before the failure. Errors: the view's (kNotFound for a
-// missing `path`, kCorruption), kIOError naming the local path that could not be
-// made or written. Making a device node needs CAP_MKNOD; without it the error
-// names the path.
+// missing `path`, kCorruption); kNotFound when a local parent directory is
+// missing, kNotDirectory when `local` ends with '/' but names a file, kIOError
+// naming the local path that could not be made or written otherwise. Making a
+// device node needs CAP_MKNOD; without it the error names the path.
 Result<uint64_t> GetToLocalPath(TreeView& view, std::string_view path, const std::string& local);
 
 // Writes the content of the regular file `path` to `out`. Files up to 256 MiB

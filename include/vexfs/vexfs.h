@@ -179,8 +179,8 @@ struct vexfs_commit {
 int vexfs_log(vexfs_store* store, const char* from, size_t limit,
               int (*fn)(void* ctx, const struct vexfs_commit* commit), void* ctx);
 /* ---- Branches ---------------------------------------------------------- */
-/* Creates branch `name` (1-255 bytes of [A-Za-z0-9._-], not starting with '.',
- * not "WORKING"): from snapshot `from` (a name or id), or, when `from` is NULL,
+/* Creates branch `name` (1-255 bytes of [A-Za-z0-9._-], not starting with '.'
+ * or '-', not "WORKING"): from snapshot `from` (a name or id), or, when `from` is NULL,
  * as a copy of this handle's branch's working tree, changes not yet snapshotted
  * included. The store's current branch does not change; open a handle with
  * `branch` set (or check it out) to work on the new one. */

@@ -1,6 +1,7 @@
 // GetToLocalPath / CopyFileTo (vexfs/local_files.h): copying files and trees out
 // of a store onto the local file system; and reading and writing whole local files.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <string>
@@ -32,30 +33,48 @@ Status CopyRegularFile(TreeView& view, std::string_view path, const Attributes& 
   return Status::Ok();
 }
 
-// The stored permission bits, setuid, setgid and sticky included (as `tar -p`
-// and `cp -p` keep them): a script stays executable, a shared directory sticky.
-// The kernel drops setgid where the caller is not in the file's group.
+// The stored permission bits, as `cp -p` keeps them: a script stays
+// executable, a shared directory sticky, whatever the umask. Setuid and setgid
+// only where the stored owner (group) is the caller's, since what get makes is
+// the caller's: a store anyone can write to must not hand out setuid files.
 Status KeepPermissionBits(const Attributes& attr, const std::string& local) {
-  if (::chmod(local.c_str(), static_cast<mode_t>(attr.mode & 07777)) != 0) {
+  mode_t mode = attr.mode & 07777;
+  if (attr.uid != ::geteuid()) mode &= ~mode_t{S_ISUID};
+  if (attr.gid != ::getegid()) mode &= ~mode_t{S_ISGID};
+  if (::chmod(local.c_str(), mode) != 0) {
     return OutsideErrnoToStatus(errno, "set the mode of '" + local + "'");
   }
   return Status::Ok();
 }
 
+// Opens `local` for writing from its start. A read-only file there (a copy a
+// earlier get made of a 0444 file, say) is replaced, as `cp
+// --remove-destination` does, so a get can be repeated.
+Status OpenForWrite(const std::string& local, std::ofstream* out) {
+  out->open(local, std::ios::binary | std::ios::trunc);
+  if (!*out && errno == EACCES && ::unlink(local.c_str()) == 0) {
+    out->clear();
+    out->open(local, std::ios::binary | std::ios::trunc);
+  }
+  if (!*out) return OutsideErrnoToStatus(errno, "cannot write local file '" + local + "'");
+  return Status::Ok();
+}
+
 // A failed copy (say, a corrupt chunk) removes the local file, so no truncated
-// or partial copy is left behind looking like the real thing.
+// or partial copy is left behind looking like the real thing. A mode that
+// cannot be set leaves the complete copy in place and says so.
 Status WriteLocalFile(TreeView& view, std::string_view path, const Attributes& attr,
                       const std::string& local) {
-  std::ofstream out(local, std::ios::binary | std::ios::trunc);
-  if (!out) return OutsideErrnoToStatus(errno, "cannot write local file '" + local + "'");
+  std::ofstream out;
+  VEXFS_RETURN_IF_ERROR(OpenForWrite(local, &out));
   Status st = CopyRegularFile(view, path, attr, out, "'" + local + "'");
-  if (st.ok()) st = KeepPermissionBits(attr, local);
+  out.close();
   if (!st.ok()) {
-    out.close();
     std::error_code ignored;
     fs::remove(local, ignored);
+    return st;
   }
-  return st;
+  return KeepPermissionBits(attr, local);
 }
 
 // mknod(2) of a FIFO, socket or device node; a device needs CAP_MKNOD, and
@@ -109,10 +128,15 @@ Result<std::string> LocalDestination(TreeView& view, std::string_view path,
   std::error_code ec;
   bool into = !local.empty() && (local.back() == '/' || fs::is_directory(local, ec));
   if (!into || attr.type == FileType::kDirectory) return local;
-  VEXFS_ASSIGN_OR_RETURN(ParentAndName split, SplitParent(path));
   if (local.back() == '/' && !fs::is_directory(local, ec)) {
+    std::string bare = local;
+    while (bare.size() > 1 && bare.back() == '/') bare.pop_back();  // "f/" fails as ENOTDIR
+    if (fs::exists(bare, ec)) {
+      return Status::NotDirectory("local path '" + local + "' is not a directory");
+    }
     return Status::NotFound("local directory '" + local + "' does not exist");
   }
+  VEXFS_ASSIGN_OR_RETURN(ParentAndName split, SplitParent(path));
   return (local.back() == '/' ? local : local + "/") + split.name;
 }
 

@@ -85,13 +85,28 @@ Status PutSpecialFile(TreeEditor& ed, const PutItem& item) {
 }
 
 // A directory keeps its permission bits too (a shared sticky directory, a
-// private 0700 one), as files do; the root keeps its own.
+// private 0700 one), as files do. Set only when they differ: a change dirties
+// the directory, and the next snapshot and diff would rework it.
 Status PutDirectory(TreeEditor& ed, const PutItem& item) {
   VEXFS_ASSIGN_OR_RETURN(uint64_t ino, ed.MakeDirs(item.store_path, CallerOwnedNode(item.mode)));
-  if (ino == kRootIno) return Status::Ok();
+  VEXFS_ASSIGN_OR_RETURN(Attributes attr, ed.GetAttr(ino));
+  if ((attr.mode & 07777) == item.mode) return Status::Ok();
   TreeEditor::AttrChange change;
   change.mode = item.mode;
   return ed.SetAttr(ino, change).status();
+}
+
+// A top-level '.vexfs' is refused by the store (the mount's views are there):
+// said before the first batch, so nothing of the import is half committed.
+Status RefuseReservedRootItem(const std::vector<PutItem>& items) {
+  for (const PutItem& item : items) {
+    if (item.store_path == kReservedRootName) {
+      return Status::InvalidArgument("'" + item.local + "' would be stored as '.vexfs' at the "
+                                     "root, which is reserved for a mount's views; put it "
+                                     "elsewhere or rename it");
+    }
+  }
+  return Status::Ok();
 }
 
 Status PutItemInto(TreeEditor& ed, const PutItem& item) {
@@ -212,10 +227,12 @@ Result<PutReport> PutLocalPath(Store& store, const std::string& local, std::stri
     items.push_back(ItemFromStat(local, dest, st));
     VEXFS_RETURN_IF_ERROR(SplitParent(dest).status());
     VEXFS_RETURN_IF_ERROR(CollectTree(local, dest, &items));
-    if (dest.empty()) items.erase(items.begin());  // the root exists already
+    // The root exists already, and keeps its own mode.
+    if (dest.empty()) items.erase(items.begin());
   } else {
     items.push_back(ItemFromStat(local, FileDestination(store, options.branch, local, dest), st));
   }
+  VEXFS_RETURN_IF_ERROR(RefuseReservedRootItem(items));
   return PutBatches(*tree, items, options);
 }
 

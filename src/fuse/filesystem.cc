@@ -160,7 +160,9 @@ Result<std::string> Filesystem::ReadLink(uint64_t ino) {
   return target;
 }
 
-// The virtual tree's name at the root cannot be taken by a real file.
+// The virtual tree's name at the root cannot be taken by a real file. The
+// store refuses it too (kInvalidArgument); in a mount the views are there, so
+// the name exists, and EEXIST is what a caller of open(O_EXCL) or mkdir expects.
 static Status RefuseReservedName(uint64_t parent, std::string_view name) {
   if (parent == kRootIno && name == kVirtualRootName) {
     return Status::AlreadyExists("'.vexfs' is reserved for the search and snapshot views");

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -226,6 +227,38 @@ Status RefuseMountOverStore(const MountOptions& o) {
   std::_Exit(st.ok() ? 0 : 1);
 }
 
+// What `fusermount3 -u` said (in the C locale, so its reasons can be told
+// apart) and its exit code.
+struct FusermountRun {
+  std::string err;
+  int exit_code = 0;
+};
+
+Status RunFusermountUnmount(const std::string& mountpoint, FusermountRun* run) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus("pipe");
+  pid_t child = ::fork();
+  if (child < 0) return ErrnoStatus("fork");
+  if (child == 0) {
+    ::dup2(fds[1], 2);  // dup2 clears close-on-exec on the copy
+    ::setenv("LC_ALL", "C", 1);
+    ::execlp("fusermount3", "fusermount3", "-u", "--", mountpoint.c_str(), nullptr);
+    std::_Exit(127);
+  }
+  ::close(fds[1]);
+  char buf[512];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof(buf))) > 0) run->err.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  int wstatus = 0;
+  if (::waitpid(child, &wstatus, 0) < 0) return ErrnoStatus("wait for fusermount3");
+  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) == 127) {
+    return Status::IOError("could not run fusermount3 (is the fuse3 package installed?)");
+  }
+  run->exit_code = WEXITSTATUS(wstatus);
+  return Status::Ok();
+}
+
 // Reads the child's one message; its status decides the parent's.
 Status AwaitDaemon(int fd, pid_t child) {
   std::string msg;
@@ -251,6 +284,8 @@ Status AwaitDaemon(int fd, pid_t child) {
 namespace vexfs {
 
 using fuse::AwaitDaemon;
+using fuse::FusermountRun;
+using fuse::RunFusermountUnmount;
 using fuse::kDaemonExitWait;
 using fuse::kIgnored;
 using fuse::kPassedThrough;
@@ -287,8 +322,12 @@ Status ApplyMountOptionList(std::string_view list, MountOptions* options) {
   return Status::Ok();
 }
 
-Status Mount(const MountOptions& options) {
-  if (options.remount) return Remount(options);
+Status Mount(const MountOptions& given) {
+  if (given.remount) return Remount(given);
+  // The daemon reaches its store by the resolved path: one through a symlink
+  // could lead back through the mount itself, where the check below cannot see.
+  MountOptions options = given;
+  options.store_path = ResolvedPath(given.store_path);
   VEXFS_RETURN_IF_ERROR(RefuseMountOverStore(options));
   if (options.foreground || options.debug) {
     return Serve(options, [](const Status&) {});
@@ -309,23 +348,14 @@ Status Unmount(const std::string& mountpoint) {
   // Which store is served there, found before the mount goes away.
   std::string resolved = ResolvedPath(mountpoint);
   std::optional<std::string> store = VexfsStoreMountedAt(resolved);
-  pid_t child = ::fork();
-  if (child < 0) return ErrnoStatus("fork");
-  if (child == 0) {
-    ::execlp("fusermount3", "fusermount3", "-u", "--", mountpoint.c_str(), nullptr);
-    std::_Exit(127);
-  }
-  int wstatus = 0;
-  if (::waitpid(child, &wstatus, 0) < 0) return ErrnoStatus("wait for fusermount3");
-  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) == 127) {
-    return Status::IOError("could not run fusermount3 (is the fuse3 package installed?)");
-  }
-  if (WEXITSTATUS(wstatus) != 0) {
-    // fusermount3 said why above; a VexFS mount still there is almost always
-    // busy: a process has a file or its working directory in it.
-    if (store && VexfsStoreMountedAt(resolved)) {
+  FusermountRun run;
+  VEXFS_RETURN_IF_ERROR(RunFusermountUnmount(mountpoint, &run));
+  std::fputs(run.err.c_str(), stderr);  // its own words, for the user
+  if (run.exit_code != 0) {
+    // EBUSY: a process has a file or its working directory in the mount.
+    if (run.err.find("Device or resource busy") != std::string::npos) {
       return Status::Busy("'" + mountpoint +
-                          "' is still mounted (see above): close what is open there, "
+                          "' is in use (see above): close what is open there, "
                           "or detach it at once with 'fusermount3 -uz'");
     }
     return Status::InvalidArgument("'" + mountpoint + "' could not be unmounted (see above)");

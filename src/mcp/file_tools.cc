@@ -253,7 +253,8 @@ Result<json> MoveFile(ServedStore& served, ToolArgs& args) {
   std::string moved_to;
   auto move = [&](TreeEditor& ed) { return MovePath(ed, from, to, overwrite, &moved_to); };
   VEXFS_RETURN_IF_ERROR(Change(served, move, json::object()).status());
-  return json{{"from", from}, {"to", moved_to}};
+  VEXFS_ASSIGN_OR_RETURN(std::string moved_from, CanonicalPath(from));
+  return json{{"from", moved_from}, {"to", moved_to}};
 }
 
 Result<json> DeleteFile(ServedStore& served, ToolArgs& args) {

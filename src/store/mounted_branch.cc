@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,11 +14,18 @@ namespace vexfs::internal {
 
 Result<UnmountedBranchGuard> UnmountedBranchGuard::Take(const std::string& store_path,
                                                         std::string_view branch) {
-  std::string path = store_path + "/mounts/" + std::string(branch);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Made if missing, as the mount makes it: a mount starting meanwhile must
+  // find this lock taken, not make a file of its own beside it.
+  std::string dir = store_path + "/mounts";
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    // A read-only file system holds no writable mount to protect.
+    if (errno == EROFS) return UnmountedBranchGuard(-1);
+    return ErrnoStatus("mkdir " + dir);
+  }
+  std::string path = dir + "/" + std::string(branch);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
-    // Never mounted writable: no lock file, no mount to protect.
-    if (errno == ENOENT) return UnmountedBranchGuard(-1);
+    if (errno == EROFS) return UnmountedBranchGuard(-1);
     return ErrnoStatus("open " + path);
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {

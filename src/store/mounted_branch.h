@@ -27,7 +27,7 @@ class UnmountedBranchGuard {
 
  private:
   explicit UnmountedBranchGuard(int fd) : fd_(fd) {}
-  int fd_;  // -1: no mount ever recorded the branch, nothing to hold
+  int fd_;  // -1: a read-only file system, where no writable mount can be
 };
 
 }  // namespace vexfs::internal

@@ -248,7 +248,8 @@ Status Store::CreateBranch(std::string_view name, std::optional<std::string> fro
                            std::string_view from_branch) {
   VEXFS_RETURN_IF_ERROR(ValidateRefName(name, "branch"));
   TxnScope scope(impl_.get());
-  VEXFS_RETURN_IF_ERROR(scope.Begin(/*write=*/true, from_branch));
+  // From a snapshot the source branch plays no part (it may even be gone).
+  VEXFS_RETURN_IF_ERROR(scope.Begin(/*write=*/true, from_snapshot ? "" : from_branch));
   const auto& dbs = impl_->dbs();
   VEXFS_ASSIGN_OR_RETURN(auto existing, internal::FindBranch(scope.txn(), dbs, name));
   if (existing) return Status::AlreadyExists("branch '" + std::string(name) + "' already exists");
@@ -281,8 +282,6 @@ Status Store::Checkout(std::string_view branch) {
 
 Status Store::DeleteBranch(std::string_view branch) {
   VEXFS_RETURN_IF_ERROR(ValidateRefName(branch, "branch"));  // it names a file below
-  // Held until the delete is committed: no mount starts serving the branch meanwhile.
-  VEXFS_ASSIGN_OR_RETURN(auto unmounted, internal::UnmountedBranchGuard::Take(path(), branch));
   Txn txn;
   VEXFS_RETURN_IF_ERROR(impl_->BeginTxn(&txn, true));
   const auto& dbs = impl_->dbs();
@@ -291,6 +290,9 @@ Status Store::DeleteBranch(std::string_view branch) {
   if (head == branch) {
     return Status::InvalidArgument("branch '" + head + "' is checked out; check out another first");
   }
+  // Held until the delete is committed (it is destroyed after the return's
+  // commit): no mount starts serving the branch meanwhile.
+  VEXFS_ASSIGN_OR_RETURN(auto unmounted, internal::UnmountedBranchGuard::Take(path(), branch));
   VEXFS_RETURN_IF_ERROR(internal::ClearWorkingTree(&txn, *impl_, rec.id));
   VEXFS_RETURN_IF_ERROR(txn.Delete(dbs.refs, internal::BranchRef(branch)).status());
   return txn.Commit();

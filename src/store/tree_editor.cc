@@ -280,8 +280,9 @@ static Status RefuseMoveIntoItself(internal::TxnScope* scope, const DirentValue&
 
 Status TreeEditor::Exchange(uint64_t parent, std::string_view name, uint64_t new_parent,
                             std::string_view new_name) {
-  VEXFS_RETURN_IF_ERROR(ValidateNewEntryName(parent, name));
-  VEXFS_RETURN_IF_ERROR(ValidateNewEntryName(new_parent, new_name));
+  // Both names exist already: an exchange makes no new name to reserve against.
+  VEXFS_RETURN_IF_ERROR(ValidateFileName(name));
+  VEXFS_RETURN_IF_ERROR(ValidateFileName(new_name));
   VEXFS_RETURN_IF_ERROR(scope_->LoadDir(parent).status());
   VEXFS_RETURN_IF_ERROR(scope_->LoadDir(new_parent).status());
   VEXFS_ASSIGN_OR_RETURN(auto a, scope_->FindEntry(parent, name));

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "cli/cli_test_util.h"
+#include "vexfs/store.h"
 
 namespace vexfs::cli_test {
 namespace {
@@ -146,13 +147,66 @@ TEST_F(CliPutGetTest, GetKeepsPermissionBitsAndLandsInsideADirectory) {
                          {"nodir/x", "No such file or directory"}));
 }
 
+TEST_F(CliPutGetTest, GetKeepsSetuidOnlyOnWhatTheCallerOwnsAndCanBeRepeated) {
+  WriteLocalFile(Local("tool"), "#!/bin/sh\n");
+  ASSERT_EQ(::chmod(Local("tool").c_str(), 06755), 0);
+  VexfsOk({"put", Local("tool"), "mine"});
+  VexfsOk({"put", Local("tool"), "theirs"});
+  EXPECT_EQ(VexfsOk({"ls", "-l", "mine"}).substr(0, 10), "-rwsr-sr-x");
+  {
+    // Another user's file, as a mount's chown would leave it.
+    auto opened = Store::Open(store());
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    auto tree = (*opened)->Tree();
+    ASSERT_TRUE(tree.ok());
+    Status st = (*tree)->Edit([](TreeEditor& ed) -> Status {
+      VEXFS_ASSIGN_OR_RETURN(uint64_t ino, ed.ResolvePath("theirs"));
+      TreeEditor::AttrChange owner, mode;
+      owner.uid = owner.gid = 4321;
+      mode.mode = 06755;
+      VEXFS_RETURN_IF_ERROR(ed.SetAttr(ino, owner).status());
+      return ed.SetAttr(ino, mode).status();
+    });
+    ASSERT_TRUE(st.ok()) << st.ToString();
+  }
+  EXPECT_EQ(VexfsJson({"stat", "theirs"}).at("mode"), 06755);
+  VexfsOk({"get", "mine", Local("mine.out")});
+  VexfsOk({"get", "theirs", Local("theirs.out")});
+  struct stat st {};
+  ASSERT_EQ(::stat(Local("mine.out").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, ::geteuid() == 0 && ::getegid() == 0 ? 06755u : 0755u);
+  ASSERT_EQ(::stat(Local("theirs.out").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u) << "a setuid file of another owner, made the caller's";
+  // A read-only copy is replaced by the next get, not refused.
+  VexfsOk({"put", "-", "ro.txt"}, "v1");
+  VexfsOk({"mkdir", "x"});
+  VexfsOk({"get", "ro.txt", Local("ro.txt")});
+  ASSERT_EQ(::chmod(Local("ro.txt").c_str(), 0444), 0);
+  VexfsOk({"put", "-", "ro.txt"}, "v2");
+  VexfsOk({"get", "ro.txt", Local("ro.txt")});
+  EXPECT_EQ(ReadLocalFile(Local("ro.txt")), "v2");
+  // A local directory that was there keeps its mode; a put to the root keeps the root's.
+  fs::create_directories(Local("kept"));
+  ASSERT_EQ(::chmod(Local("kept").c_str(), 0700), 0);
+  VexfsOk({"get", "x", Local("kept")});
+  ASSERT_EQ(::stat(Local("kept").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
+  fs::create_directories(Local("private"));
+  ASSERT_EQ(::chmod(Local("private").c_str(), 0700), 0);
+  VexfsOk({"put", Local("private"), "/"});
+  EXPECT_EQ(VexfsJson({"stat", "/"}).at("mode"), 0755);
+  EXPECT_TRUE(FailedWith(Vexfs({"get", "mine", Local("mine.out") + "/"}), 4,
+                         {"is not a directory"}));
+}
+
 TEST_F(CliPutGetTest, SymlinksShowTheirTargetAndAreNotPrintedAsContent) {
   PutText("target.txt", "real");
   fs::create_symlink("target.txt", Local("lnk"));
   VexfsOk({"put", Local("lnk"), "lnk"});
-  for (const char* command : {"cat", "get"}) {
-    EXPECT_TRUE(FailedWith(Vexfs({command, "lnk"}), 4, {"symlink to 'target.txt'"})) << command;
-  }
+  EXPECT_TRUE(FailedWith(Vexfs({"cat", "lnk"}), 4, {"symlink to 'target.txt'"}));
+  EXPECT_TRUE(FailedWith(Vexfs({"get", "lnk"}), 4, {"symlink", "give a local path"}));
+  VexfsOk({"get", "lnk", Local("copied-link")});
+  EXPECT_EQ(fs::read_symlink(Local("copied-link")), "target.txt");
   EXPECT_NE(VexfsOk({"ls", "-l"}).find("lnk -> target.txt"), std::string::npos);
   EXPECT_EQ(VexfsJson({"stat", "lnk"}).at("target"), "target.txt");
   EXPECT_EQ(VexfsJson({"ls"}).at(0).at("target"), "target.txt");

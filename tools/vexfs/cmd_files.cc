@@ -301,6 +301,13 @@ Status PrintFileContent(const Context& ctx, TreeView& view, const std::string& p
     if (!st.ok() && !std::cout) return Status::IOError("cannot write to standard output");
     return st;
   }
+  // The document holds the file twice (bytes, then text or base64): bounded.
+  constexpr uint64_t kMaxJsonFile = uint64_t{64} << 20;
+  VEXFS_ASSIGN_OR_RETURN(Attributes attr, view.Stat(path));
+  if (attr.type == FileType::kRegular && attr.size > kMaxJsonFile) {
+    return Status::InvalidArgument("'" + path + "' is " + FormatBytes(attr.size) +
+                                   "; --json prints files up to 64 MiB (copy it with get)");
+  }
   std::ostringstream bytes;
   VEXFS_RETURN_IF_ERROR(CopyFileTo(view, path, bytes));
   ctx.PrintJson(FileContentJson(path, bytes.str()));

@@ -68,11 +68,15 @@ void AddPutGetCommands(CLI::App& app, Context& ctx) {
     OpenedView view = OpenViewOrFail(ctx, get_args->at, get_args->branch);
     if (!view.view) return;
     if (get_args->local == "-") {
-      Status st = PrintFileContent(ctx, *view.view, get_args->path);
       // A directory, link or node has no bytes to print, but copies to a path.
-      if (st.code() == StatusCode::kInvalidArgument || st.code() == StatusCode::kIsDirectory) {
-        st = Status(st.code(), st.message() + "; give a local path to copy it");
+      auto attr = view.view->Stat(get_args->path);
+      if (!attr.ok()) return (void)ctx.Fail(attr.status());
+      if (attr->type != FileType::kRegular) {
+        return (void)ctx.Fail(Status::InvalidArgument(
+            "'" + get_args->path + "' is a " + FileTypeName(attr->type) +
+            ", which has no bytes to print; give a local path to copy it"));
       }
+      Status st = PrintFileContent(ctx, *view.view, get_args->path);
       if (!st.ok()) ctx.Fail(st);
       return;
     }
