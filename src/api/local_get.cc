@@ -47,7 +47,7 @@ Status KeepPermissionBits(const Attributes& attr, const std::string& local) {
   return Status::Ok();
 }
 
-// Opens `local` for writing from its start. A read-only file there (a copy a
+// Opens `local` for writing from its start. A read-only file there (a copy an
 // earlier get made of a 0444 file, say) is replaced, as `cp
 // --remove-destination` does, so a get can be repeated.
 Status OpenForWrite(const std::string& local, std::ofstream* out) {
