@@ -71,6 +71,12 @@ Result<PutReport> PutBytes(Store& store, std::string_view dest, std::string_view
 // device node needs CAP_MKNOD; without it the error names the path.
 Result<uint64_t> GetToLocalPath(TreeView& view, std::string_view path, const std::string& local);
 
+// Ok when `path`, whose attributes are `attr`, is a regular file; otherwise
+// kIsDirectory, or kInvalidArgument naming what it is (a symlink with its
+// target: one is never followed, as it may lead outside the store). The one
+// refusal every front end that reads a file's bytes gives.
+Status RequireRegularFile(TreeView& view, std::string_view path, const Attributes& attr);
+
 // Writes the content of the regular file `path` to `out`. Files up to 256 MiB
 // are read in one transaction, so a concurrent writer never yields a mix of two
 // versions (read a snapshot for a consistent copy of a larger changing file).

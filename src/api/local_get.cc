@@ -125,19 +125,19 @@ Status GetTree(TreeView& view, std::string_view path, const std::string& local, 
 Result<std::string> LocalDestination(TreeView& view, std::string_view path,
                                      const std::string& local) {
   VEXFS_ASSIGN_OR_RETURN(Attributes attr, view.Stat(path));
+  if (attr.type == FileType::kDirectory || local.empty()) return local;
   std::error_code ec;
-  bool into = !local.empty() && (local.back() == '/' || fs::is_directory(local, ec));
-  if (!into || attr.type == FileType::kDirectory) return local;
-  if (local.back() == '/' && !fs::is_directory(local, ec)) {
-    std::string bare = local;
-    while (bare.size() > 1 && bare.back() == '/') bare.pop_back();  // "f/" fails as ENOTDIR
-    if (fs::exists(bare, ec)) {
-      return Status::NotDirectory("local path '" + local + "' is not a directory");
-    }
-    return Status::NotFound("local directory '" + local + "' does not exist");
+  if (fs::is_directory(local, ec)) {
+    VEXFS_ASSIGN_OR_RETURN(ParentAndName split, SplitParent(path));
+    return (local.back() == '/' ? local : local + "/") + split.name;
   }
-  VEXFS_ASSIGN_OR_RETURN(ParentAndName split, SplitParent(path));
-  return (local.back() == '/' ? local : local + "/") + split.name;
+  if (local.back() != '/') return local;
+  std::string bare = local;
+  while (bare.size() > 1 && bare.back() == '/') bare.pop_back();  // "f/" fails as ENOTDIR
+  if (fs::exists(bare, ec)) {
+    return Status::NotDirectory("local path '" + local + "' is not a directory");
+  }
+  return Status::NotFound("local directory '" + local + "' does not exist");
 }
 
 }  // namespace
@@ -149,8 +149,7 @@ Result<uint64_t> GetToLocalPath(TreeView& view, std::string_view path, const std
   return files;
 }
 
-Status CopyFileTo(TreeView& view, std::string_view path, std::ostream& out) {
-  VEXFS_ASSIGN_OR_RETURN(Attributes attr, view.Stat(path));
+Status RequireRegularFile(TreeView& view, std::string_view path, const Attributes& attr) {
   std::string shown(path);
   if (attr.type == FileType::kDirectory) {
     return Status::IsDirectory("'" + shown + "' is a directory, not a file");
@@ -165,6 +164,12 @@ Status CopyFileTo(TreeView& view, std::string_view path, std::ostream& out) {
     return Status::InvalidArgument("'" + shown + "' is a " + FileTypeName(attr.type) +
                                    ", not a file");
   }
+  return Status::Ok();
+}
+
+Status CopyFileTo(TreeView& view, std::string_view path, std::ostream& out) {
+  VEXFS_ASSIGN_OR_RETURN(Attributes attr, view.Stat(path));
+  VEXFS_RETURN_IF_ERROR(RequireRegularFile(view, path, attr));
   return CopyRegularFile(view, path, attr, out, "the output stream");
 }
 

@@ -6,6 +6,7 @@
 #include "mcp/text_diff.h"
 #include "mcp/tool.h"
 #include "vexfs/json.h"
+#include "vexfs/local_files.h"
 #include "vexfs/paths.h"
 #include "vexfs/tree_ops.h"
 
@@ -49,15 +50,7 @@ Result<json> ReadFile(ServedStore& served, ToolArgs& args) {
   if (attr.type == FileType::kDirectory) {
     return Status::IsDirectory("'" + path + "' is a directory: list it with list_directory");
   }
-  if (attr.type == FileType::kSymlink) {
-    VEXFS_ASSIGN_OR_RETURN(std::string target, view->ReadLink(path));
-    return Status::InvalidArgument("'" + path + "' is a symlink to '" + target +
-                                   "': read its target instead");
-  }
-  if (attr.type != FileType::kRegular) {
-    return Status::InvalidArgument("'" + path + "' is a " + FileTypeName(attr.type) +
-                                   ", not a file");
-  }
+  VEXFS_RETURN_IF_ERROR(RequireRegularFile(*view, path, attr));
   VEXFS_ASSIGN_OR_RETURN(std::string bytes, view->Read(path, offset, length));
   uint64_t end = static_cast<uint64_t>(offset) + bytes.size();
   Encoded out = EncodeContent(bytes, end < attr.size);
