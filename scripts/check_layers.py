@@ -4,7 +4,9 @@
 Each directory of the code is a layer that may include only the layers listed
 for it (public headers are "vexfs/..."), and each library that one layer wraps
 (LMDB, FAISS, Xapian, libfuse, llama.cpp, CLI11) may be included only by that
-layer. Prints every include that breaks a rule, with the rule, and exits 1 if
+layer. Front ends open stores through vexfs::Db only: a call that opens, creates
+or attaches a Store or an Index directly in one of them breaks the one-door rule.
+Prints every include or call that breaks a rule, with the rule, and exits 1 if
 there is any. Usage: scripts/check_layers.py [REPO_ROOT]
 """
 import pathlib
@@ -22,6 +24,8 @@ LAYERS = {
     # The GGUF embedder shares llama.cpp's runtime and model fingerprints with kv.
     # The index reaches the store only through its public extension interface.
     "src/index": {"vexfs", "common", "index", "kv"},
+    # The one door: a store with its extensions and background indexer.
+    "src/db": {"vexfs", "db"},
     "src/api": {"vexfs", "common", "api"},
     # A front end like the CLI, plus common's UTF-8 and base64 helpers.
     "src/mcp": {"vexfs", "common", "mcp"},
@@ -48,7 +52,14 @@ WRAPPED = [
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
-PROJECT_PREFIXES = {"vexfs", "common", "store", "usxf", "kv", "index", "api", "fuse", "mcp", "capi", "python"}
+PROJECT_PREFIXES = {"vexfs", "common", "store", "usxf", "kv", "index", "db", "api", "fuse", "mcp",
+                    "capi", "python"}
+
+# The front ends: each is an adapter over vexfs::Db (vexfs/db.h), which alone
+# opens a store and attaches what it needs; opening one another way would leave
+# an extension unattached or the background indexer unwoken.
+FRONT_ENDS = ("tools/vexfs", "src/fuse", "src/mcp", "src/python", "src/capi")
+DOOR_BYPASS = re.compile(r"\b(Store|Index)::(Open|Create|Enable|Attach)\s*\(")
 
 
 def layer_of(path: pathlib.Path, root: pathlib.Path) -> str:
@@ -91,6 +102,10 @@ def main() -> int:
                 problems.append(f"{path.relative_to(root)}: in no layer of scripts/check_layers.py")
                 continue
             for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                bypass = layer in FRONT_ENDS and DOOR_BYPASS.search(line.split("//")[0])
+                if bypass:
+                    problems.append(f"{path.relative_to(root)}:{number}: calls {bypass.group(0)[:-1]}: "
+                                    f"front ends open stores through vexfs::Db only")
                 m = INCLUDE.match(line)
                 rule = m and check_include(layer, m.group(1), m.group(2))
                 if rule:

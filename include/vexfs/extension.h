@@ -354,6 +354,52 @@ std::shared_ptr<Extension> FindExtension(Store* store, std::string_view name);
 // Whether `store` was opened read-only (or its files are).
 bool IsReadOnly(Store* store);
 
+// An extension whose registration the store records (AttachExtension), in this
+// or any other process, with the flags it recorded and whether this open store
+// has it attached.
+struct ExtensionRegistration {
+  std::string name;
+  bool keeps_objects = false;
+  bool versions_data = false;
+  bool attached = false;
+};
+// Every recorded registration, by name. kCorruption for a malformed record.
+Result<std::vector<ExtensionRegistration>> RegisteredExtensions(Store* store);
+
+// Wakes a thread when a write transaction commits to the store, in this process
+// or any other: what lets background work follow the store's own commits
+// instead of every writer remembering to notify it. It watches the store's data
+// file with inotify (every commit writes it) and compares the store's commit
+// counter (LMDB's transaction id), so a wake-up is never missed: a commit that
+// lands between two waits is seen by the next. Where the file system reports no
+// changes (a network file system), Wait still returns at its timeout.
+//
+// Thread-safety: one thread waits at a time; Interrupt() and LastCommit() may be
+// called from any thread.
+class CommitWatch {
+ public:
+  // kIOError if the watch cannot be set up (no inotify instances left).
+  static Result<std::unique_ptr<CommitWatch>> Open(Store* store);
+  ~CommitWatch();
+  CommitWatch(const CommitWatch&) = delete;
+  CommitWatch& operator=(const CommitWatch&) = delete;
+
+  // The counter of the store's latest committed write transaction; it grows
+  // with every commit, by any process.
+  uint64_t LastCommit() const;
+  // Returns the counter once it is past `seen`, once Interrupt() was called
+  // (it then stays interrupted until ClearInterrupt()), or after `timeout_ms`.
+  uint64_t WaitPast(uint64_t seen, int timeout_ms);
+  void Interrupt();
+  void ClearInterrupt();
+  bool interrupted() const;
+
+ private:
+  struct Rep;
+  explicit CommitWatch(std::unique_ptr<Rep> rep);
+  std::unique_ptr<Rep> rep_;
+};
+
 // The transaction of an edit (WorkingTree::Edit or View), bound to its working
 // tree: what an extension writes through it commits or vanishes with the edit.
 // Valid while the edit runs; lent, so Commit() refuses.

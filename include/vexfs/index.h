@@ -3,8 +3,8 @@
 // What it guarantees
 // - Every change to a file is queued for indexing in the same transaction as the
 //   change, so no crash loses indexing work. Indexing (splitting into passages,
-//   embedding) runs off the write path: by Wait(), by a background thread
-//   (StartBackground()), or by whoever calls Wait() next.
+//   embedding) runs off the write path: by vexfs::Db's background indexer
+//   (vexfs/db.h), which every front end has, or by whoever calls Wait() next.
 // - A passage is embedded once per model, whatever number of files, branches and
 //   snapshots contain it (vectors are keyed by model and passage content hash).
 // - A search sees exactly the files of its view that pass its filters: vectors of
@@ -29,6 +29,7 @@
 #define VEXFS_INDEX_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -73,15 +74,9 @@ const char* FusionMethodName(FusionMethod method);  // "rrf", "mix"
 Result<SearchMode> ParseSearchMode(std::string_view name);
 Result<FusionMethod> ParseFusionMethod(std::string_view name);
 
-// The mode of a text request that names none. Lexical until a dense model lifts
-// hybrid search above it: with the built-in embedders (hash, GloVe) hybrid
-// search ranks below plain BM25 on the benchmark collection (docs/search.md,
-// "Quality"), and no default may rank below BM25.
-inline constexpr SearchMode kDefaultSearchMode = SearchMode::kLexical;
-
 struct SearchRequest {
   // nullopt: dense when the request gives a vector or names a model, else
-  // kDefaultSearchMode.
+  // Index::DefaultMode().
   std::optional<SearchMode> mode;
   FusionMethod fusion = FusionMethod::kRrf;
   // Lexical side: expand the query with terms of its best passages (pseudo-
@@ -187,26 +182,36 @@ class Index {
   // Idempotent. kReadOnly on a store opened read-only that never had it.
   static Status Enable(Store* store);
 
+  // kInvalidArgument (or the embedder's own error) if `spec` names no embedder
+  // that can run here; loads it to find out.
+  static Status CheckEmbedder(std::string_view spec);
+
   // Chooses the text embedder recorded in the store ("glove", "glove:PATH",
   // "hash", "hash:DIM", "exec:COMMAND", "gguf:PATH").
   static Status SetEmbedder(Store* store, std::string_view spec);
 
+  // Attaches the index to an open store: Enable() on a writable store; on a
+  // read-only one, its fsck check where the store was ever indexed. What
+  // vexfs::Db does at open, for every front end.
+  static Status Attach(Store* store);
+
   Result<IndexStatus> GetStatus();
-  // Indexes until the queue is empty. Embedder errors stop it; the work stays queued.
-  Status Wait(const ProgressFn& progress = nullptr);
-  // Starts (or stops) a thread that indexes whenever the queue is not empty. It
-  // looks at the queue every 100 ms, and at once after Notify(), except during a
-  // burst of notifications (8 within 10 ms), which it lets pause for 2 ms (at
-  // most 50 ms) and then indexes together.
-  void StartBackground();
-  // Tells the background thread that something was committed: it indexes now
-  // rather than at its next look. Cheap; callable from any thread.
-  void Notify();
-  // Grows each time this Index (its background thread or Wait()) finishes a drain
-  // that indexed something: a search run before it changed may miss files that
-  // are searchable now.
+  // Indexes until the queue is empty, or until `stop` (checked between batches)
+  // says so. Embedder errors stop it; the work stays queued.
+  Status Wait(const ProgressFn& progress = nullptr, const std::function<bool()>& stop = nullptr);
+  // Brings the lexical index's files up to the passage log after a drain, so the
+  // next search finds it loaded and caught up; `stop` ends a checkpoint build
+  // between commits, unpublished. Errors are left for the next search to report.
+  // vexfs::Db's background indexer calls it after each drain that did work.
+  void CatchUp(const std::function<bool()>& stop = nullptr);
+  // The mode of a text request that names none: hybrid where the embedder
+  // embeds sentences (a GGUF model, or an exec model declaring
+  // "kind":"sentence"), lexical with word vectors or hash, whose hybrid ranks
+  // below plain BM25 (docs/search.md, "Modes").
+  SearchMode DefaultMode() const;
+  // Grows each time this Index finishes a Wait() that indexed something: a search
+  // run before it changed may miss files that are searchable now.
   uint64_t IndexedVersion() const;
-  void StopBackground();
   // Drops the ANN checkpoints and rebuilds them from the vector log.
   Status Rebuild(const ProgressFn& progress = nullptr);
 

@@ -59,6 +59,9 @@ struct vexfs_store_params {
   int read_only;        /* open without writing (0: read and write) */
   uint64_t map_size;    /* most the store may hold, bytes (0: the default, 256 GiB) */
   const char* branch;   /* the branch file calls work on (NULL: the current one) */
+  int background_indexing; /* index what any process commits in a background thread
+                              while the handle is open (default 1; 0: searches with
+                              `wait` index what is queued) */
 };
 struct vexfs_store_params vexfs_store_default_params(void);
 

@@ -191,7 +191,9 @@ class StoreStats:
 class Store:
     # List[...], not list[...], below: the method `list` shadows the builtin here.
     @staticmethod
-    def create(path: str, *, map_size: int = 0, sync: bool = True) -> Store: ...
+    def create(
+        path: str, *, map_size: int = 0, sync: bool = True, background_indexing: bool = True
+    ) -> Store: ...
     @staticmethod
     def open(
         path: str,
@@ -200,6 +202,7 @@ class Store:
         sync: bool = True,
         map_size: int = 0,
         branch: Optional[str] = None,
+        background_indexing: bool = True,
     ) -> Store: ...
     def close(self) -> None: ...
     @property

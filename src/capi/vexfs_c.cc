@@ -12,17 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "vexfs/db.h"
 #include "vexfs/index.h"
 #include "vexfs/local_files.h"
 #include "vexfs/store.h"
 #include "vexfs/tree_ops.h"
 
 struct vexfs_store {
-  std::unique_ptr<vexfs::Store> store;
+  std::unique_ptr<vexfs::Db> db;  // with its search index, opened by the first search
   std::string branch;  // "" = the current branch
   bool read_only = false;
-  std::mutex index_mu;
-  std::unique_ptr<vexfs::Index> index;  // opened by the first search
 };
 
 struct vexfs_search_result {
@@ -78,29 +77,18 @@ int OpenOrCreate(bool create, const char* path, const vexfs_store_params* params
   if (path == nullptr || out == nullptr) return FailInvalid("path and out must not be NULL");
   *out = nullptr;
   vexfs_store_params p = params ? *params : vexfs_store_default_params();
-  vexfs::StoreOptions options;
+  vexfs::DbOptions options = vexfs::DefaultDbOptions();
   options.read_only = p.read_only != 0;
-  if (p.map_size != 0) options.map_size = p.map_size;
-  auto store = create ? vexfs::Store::Create(path, options) : vexfs::Store::Open(path, options);
-  if (!store.ok()) return Fail(store.status());
+  options.map_size = p.map_size;
+  options.background_indexing = p.background_indexing != 0;
+  auto db = create ? vexfs::Db::Create(path, options) : vexfs::Db::Open(path, options);
+  if (!db.ok()) return Fail(db.status());
   auto handle = std::make_unique<vexfs_store>();
-  handle->store = std::move(*store);
+  handle->db = std::move(*db);
   handle->branch = OrEmpty(p.branch);
   handle->read_only = options.read_only;
-  if (create) {
-    // As `vexfs init`: every write is queued for search from the first one on.
-    if (Status st = vexfs::Index::Enable(handle->store.get()); !st.ok()) return Fail(st);
-  }
   *out = handle.release();
   return VEXFS_OK;
-}
-
-Result<vexfs::Index*> IndexOf(vexfs_store* s) {
-  std::lock_guard<std::mutex> lock(s->index_mu);
-  if (!s->index) {
-    VEXFS_ASSIGN_OR_RETURN(s->index, vexfs::Index::Open(s->store.get()));
-  }
-  return s->index.get();
 }
 
 Result<vexfs::SearchRequest> RequestOf(vexfs_store* s, const char* query,
@@ -146,7 +134,7 @@ const char* vexfs_last_error(void) { return last_error.c_str(); }
 
 void vexfs_free(void* p) { std::free(p); }
 
-vexfs_store_params vexfs_store_default_params(void) { return {0, 0, nullptr}; }
+vexfs_store_params vexfs_store_default_params(void) { return {0, 0, nullptr, 1}; }
 
 int vexfs_store_create(const char* path, const vexfs_store_params* params, vexfs_store** out) {
   return Guard([&]() -> int { return OpenOrCreate(true, path, params, out); });
@@ -156,10 +144,7 @@ int vexfs_store_open(const char* path, const vexfs_store_params* params, vexfs_s
   return Guard([&]() -> int { return OpenOrCreate(false, path, params, out); });
 }
 
-void vexfs_store_free(vexfs_store* store) {
-  if (store != nullptr && store->index) store->index->StopBackground();
-  delete store;
-}
+void vexfs_store_free(vexfs_store* store) { delete store; }
 
 int vexfs_write_file(vexfs_store* s, const char* path, const void* data, size_t size) {
   return Guard([&]() -> int {
@@ -168,7 +153,7 @@ int vexfs_write_file(vexfs_store* s, const char* path, const void* data, size_t 
     }
     vexfs::PutOptions options;
     options.branch = s->branch;
-    auto put = vexfs::PutBytes(*s->store, path,
+    auto put = vexfs::PutBytes(s->db->store(), path,
                                std::string_view(static_cast<const char*>(data), size), options);
     return put.ok() ? VEXFS_OK : Fail(put.status());
   });
@@ -181,7 +166,7 @@ int vexfs_read_file(vexfs_store* s, const char* path, const char* at, char** dat
     }
     *data = nullptr;
     *size = 0;
-    auto view = s->store->OpenView(OrEmpty(at), s->branch);
+    auto view = s->db->store().OpenView(OrEmpty(at), s->branch);
     if (!view.ok()) return Fail(view.status());
     auto bytes = (*view)->ReadAll(path);
     if (!bytes.ok()) return Fail(bytes.status());
@@ -195,7 +180,7 @@ int vexfs_read_file(vexfs_store* s, const char* path, const char* at, char** dat
 int vexfs_remove(vexfs_store* s, const char* path, int recursive) {
   return Guard([&]() -> int {
     if (s == nullptr || path == nullptr) return FailInvalid("store and path must not be NULL");
-    auto tree = s->store->Tree(s->branch);
+    auto tree = s->db->store().Tree(s->branch);
     if (!tree.ok()) return Fail(tree.status());
     Status st = (*tree)->Edit(
         [&](vexfs::TreeEditor& ed) { return vexfs::RemovePath(ed, path, recursive != 0); });
@@ -207,7 +192,7 @@ int vexfs_list(vexfs_store* s, const char* dir, const char* at,
                int (*fn)(void* ctx, const vexfs_entry* entry), void* ctx) {
   return Guard([&]() -> int {
     if (s == nullptr || fn == nullptr) return FailInvalid("store and fn must not be NULL");
-    auto view = s->store->OpenView(OrEmpty(at), s->branch);
+    auto view = s->db->store().OpenView(OrEmpty(at), s->branch);
     if (!view.ok()) return Fail(view.status());
     auto entries = (*view)->List(OrEmpty(dir));
     if (!entries.ok()) return Fail(entries.status());
@@ -233,13 +218,8 @@ int vexfs_search(vexfs_store* s, const char* query, const vexfs_search_params* p
     vexfs_search_params p = params ? *params : vexfs_search_default_params();
     auto request = RequestOf(s, query, p);
     if (!request.ok()) return Fail(request.status());
-    auto index = IndexOf(s);
-    if (!index.ok()) return Fail(index.status());
     // A read-only store searches what was indexed; it cannot index more.
-    if (p.wait != 0 && !s->read_only) {
-      if (Status st = (*index)->Wait(); !st.ok()) return Fail(st);
-    }
-    auto found = (*index)->Search(*request);
+    auto found = s->db->Search(*request, /*wait=*/p.wait != 0);
     if (!found.ok()) return Fail(found.status());
     *out = new vexfs_search_result{std::move(*found)};
     return VEXFS_OK;
@@ -261,7 +241,7 @@ void vexfs_search_result_free(vexfs_search_result* r) { delete r; }
 int vexfs_snapshot_create(vexfs_store* s, const char* name, const char* message, char id_hex[65]) {
   return Guard([&]() -> int {
     if (s == nullptr || name == nullptr) return FailInvalid("store and name must not be NULL");
-    auto commit = s->store->CreateSnapshot(name, OrEmpty(message), {}, s->branch);
+    auto commit = s->db->store().CreateSnapshot(name, OrEmpty(message), {}, s->branch);
     if (!commit.ok()) return Fail(commit.status());
     if (id_hex != nullptr) std::snprintf(id_hex, 65, "%s", commit->id.ToHex().c_str());
     return VEXFS_OK;
@@ -271,7 +251,7 @@ int vexfs_snapshot_create(vexfs_store* s, const char* name, const char* message,
 int vexfs_restore(vexfs_store* s, const char* snapshot) {
   return Guard([&]() -> int {
     if (s == nullptr || snapshot == nullptr) return FailInvalid("store and snapshot must not be NULL");
-    Status st = s->store->Restore(snapshot, s->branch);
+    Status st = s->db->store().Restore(snapshot, s->branch);
     return st.ok() ? VEXFS_OK : Fail(st);
   });
 }
@@ -283,7 +263,7 @@ int vexfs_diff(vexfs_store* s, const char* from, const char* to,
     if (s == nullptr || from == nullptr || to == nullptr || fn == nullptr) {
       return FailInvalid("store, from, to and fn must not be NULL");
     }
-    auto changes = s->store->Diff(from, to);
+    auto changes = s->db->store().Diff(from, to);
     if (!changes.ok()) return Fail(changes.status());
     for (const vexfs::DiffEntry& e : *changes) {
       const char* old_path = e.kind == vexfs::DiffEntry::Kind::kRenamed ? e.old_path.c_str() : nullptr;
@@ -297,7 +277,7 @@ int vexfs_log(vexfs_store* s, const char* from, size_t limit,
               int (*fn)(void* ctx, const vexfs_commit* commit), void* ctx) {
   return Guard([&]() -> int {
     if (s == nullptr || fn == nullptr) return FailInvalid("store and fn must not be NULL");
-    auto history = s->store->Log(from != nullptr ? std::string(from) : s->branch, limit);
+    auto history = s->db->store().Log(from != nullptr ? std::string(from) : s->branch, limit);
     if (!history.ok()) return Fail(history.status());
     for (const vexfs::CommitInfo& c : *history) {
       std::string id = c.id.ToHex();
@@ -323,7 +303,7 @@ int vexfs_branch_create(vexfs_store* s, const char* name, const char* from) {
     if (s == nullptr || name == nullptr) return FailInvalid("store and name must not be NULL");
     std::optional<std::string> snapshot;
     if (from != nullptr) snapshot = from;
-    Status st = s->store->CreateBranch(name, snapshot, s->branch);
+    Status st = s->db->store().CreateBranch(name, snapshot, s->branch);
     return st.ok() ? VEXFS_OK : Fail(st);
   });
 }
@@ -331,7 +311,7 @@ int vexfs_branch_create(vexfs_store* s, const char* name, const char* from) {
 int vexfs_checkout(vexfs_store* s, const char* branch) {
   return Guard([&]() -> int {
     if (s == nullptr || branch == nullptr) return FailInvalid("store and branch must not be NULL");
-    Status st = s->store->Checkout(branch);
+    Status st = s->db->store().Checkout(branch);
     return st.ok() ? VEXFS_OK : Fail(st);
   });
 }
@@ -339,7 +319,7 @@ int vexfs_checkout(vexfs_store* s, const char* branch) {
 int vexfs_branch_delete(vexfs_store* s, const char* branch) {
   return Guard([&]() -> int {
     if (s == nullptr || branch == nullptr) return FailInvalid("store and branch must not be NULL");
-    Status st = s->store->DeleteBranch(branch);
+    Status st = s->db->store().DeleteBranch(branch);
     return st.ok() ? VEXFS_OK : Fail(st);
   });
 }
@@ -348,7 +328,7 @@ int vexfs_branch_list(vexfs_store* s, int (*fn)(void* ctx, const vexfs_branch* b
                       void* ctx) {
   return Guard([&]() -> int {
     if (s == nullptr || fn == nullptr) return FailInvalid("store and fn must not be NULL");
-    auto branches = s->store->ListBranches();
+    auto branches = s->db->store().ListBranches();
     if (!branches.ok()) return Fail(branches.status());
     for (const vexfs::BranchInfo& b : *branches) {
       std::string head = b.head ? b.head->ToHex() : "";

@@ -38,12 +38,10 @@ Filesystem::~Filesystem() = default;
 Status Filesystem::Edit(const std::function<Status(TreeEditor&)>& edit) {
   if (options_.read_only) return Status::ReadOnly("the mount is read-only");
   Status st = tree_->Edit(edit);
-  if (st.ok()) {
-    unsynced_ = true;
-    // The change queued indexing work: the mount's indexer starts on it now,
-    // which is what makes a closed file searchable within milliseconds.
-    if (index_ != nullptr) index_->Notify();
-  }
+  // The change queued indexing work; the Db's background indexer sees the
+  // commit itself, which is what makes a closed file searchable within
+  // milliseconds.
+  if (st.ok()) unsynced_ = true;
   return st;
 }
 

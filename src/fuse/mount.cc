@@ -22,6 +22,7 @@
 #include "fuse/fuse_ops.h"
 #include "fuse/mount_lock.h"
 #include "fuse/mount_table.h"
+#include "vexfs/db.h"
 #include "vexfs/index.h"
 #include "vexfs/store.h"
 
@@ -131,22 +132,23 @@ class Session {
 // not cross fork()). Calls `ready` once the mount is up, with ok or the reason
 // it failed.
 Status Serve(const MountOptions& o, const std::function<void(const Status&)>& ready) {
-  StoreOptions store_options;
-  store_options.read_only = o.read_only;
-  store_options.sync_on_commit = false;  // fsync and the syncer sync (docs/mount.md)
+  DbOptions db_options = DefaultDbOptions();
+  db_options.read_only = o.read_only;
+  db_options.sync_on_commit = false;  // fsync and the syncer sync (docs/mount.md)
   auto fail = [&](const Status& st) {
     ready(st);
     return st;
   };
-  auto store = Store::Open(o.store_path, store_options);
-  if (!store.ok()) return fail(store.status());
-  auto index = Index::Open(store->get());
+  auto db = Db::Open(o.store_path, db_options);
+  if (!db.ok()) return fail(db.status());
+  Store* store = &(*db)->store();
+  auto index = (*db)->index();
   if (!index.ok()) return fail(index.status());
   FilesystemOptions fs_options;
   fs_options.branch = o.branch;
   std::unique_ptr<MountLock> lock;
   if (!o.read_only) {
-    auto tree = (*store)->Tree(o.branch);
+    auto tree = store->Tree(o.branch);
     if (!tree.ok()) return fail(tree.status());
     fs_options.branch = (*tree)->branch();  // the lock names the branch, not ""
     auto locked =
@@ -155,20 +157,18 @@ Status Serve(const MountOptions& o, const std::function<void(const Status&)>& re
     lock = std::move(*locked);
   }
   fs_options.read_only = o.read_only;
-  auto fs = Filesystem::Create(store->get(), index->get(), fs_options);
+  auto fs = Filesystem::Create(store, *index, fs_options);
   if (!fs.ok()) return fail(fs.status());
   MountState state{fs->get(), 0.5};
   Session session;
   Status st = session.Mount(o, &state);
   if (!st.ok()) return fail(st);
-  if (!o.read_only) (*index)->StartBackground();
   Status served;
   {
     Syncer syncer(fs->get());
     ready(Status::Ok());
     served = session.Serve();
   }
-  (*index)->StopBackground();
   Status flushed = (*fs)->FlushAll();
   return served.ok() ? flushed : served;
 }

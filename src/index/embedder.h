@@ -22,6 +22,9 @@ struct ModelInfo {
   uint32_t dim = 0;
   Metric metric = Metric::kInnerProduct;
   std::string fingerprint;  // identifies weights/config/algorithm; differs => new model
+  // Embeds sentences (a GGUF model, an exec model declaring "kind":"sentence"),
+  // not bags of words: hybrid search is then the default (docs/search.md).
+  bool sentence = false;
 };
 
 // Thread-safety: an Embedder is used by one thread at a time.

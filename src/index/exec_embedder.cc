@@ -54,6 +54,16 @@ Result<Metric> DecodeMetric(const Json& answer) {
   return Status::IOError("\"metric\" must be \"ip\" or \"l2\", not " + Quote(it->dump()));
 }
 
+// Whether the model declares that it embeds sentences (the default search mode
+// follows it: docs/search.md, "Modes").
+Result<bool> DecodeSentenceKind(const Json& answer) {
+  auto it = answer.find("kind");
+  if (it == answer.end()) return false;
+  if (it->is_string() && *it == "sentence") return true;
+  if (it->is_string() && *it == "words") return false;
+  return Status::IOError("\"kind\" must be \"sentence\" or \"words\", not " + Quote(it->dump()));
+}
+
 // The model a handshake answer declares, with the default fingerprint filled in.
 Result<ModelInfo> DecodeInfo(const std::string& line, const std::string& command) {
   VEXFS_ASSIGN_OR_RETURN(Json answer, ParseLine(line));
@@ -76,6 +86,7 @@ Result<ModelInfo> DecodeInfo(const std::string& line, const std::string& command
   }
   info.dim = static_cast<uint32_t>(dim->get<uint64_t>());
   VEXFS_ASSIGN_OR_RETURN(info.metric, DecodeMetric(answer));
+  VEXFS_ASSIGN_OR_RETURN(info.sentence, DecodeSentenceKind(answer));
   auto fingerprint = answer.find("fingerprint");
   if (fingerprint == answer.end()) {
     info.fingerprint = "exec:" + command + ":" + info.name + ":" + std::to_string(info.dim);

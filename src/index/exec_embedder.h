@@ -22,6 +22,8 @@
 //   dim          required; an integer, 1 to kMaxExecDim.
 //   metric       optional, default "ip" (inner product; return unit vectors for
 //                cosine similarity); "l2" for Euclidean distance.
+//   kind         optional, default "words"; "sentence" declares a sentence model,
+//                which makes hybrid search the store's default mode.
 //   fingerprint  optional non-empty string identifying weights and settings; a
 //                change tells the store that the model changed. Default:
 //                "exec:" + COMMAND + ":" + NAME + ":" + dim.

@@ -151,6 +151,7 @@ class LlamaEmbedder : public GgufEmbedder {
     info_.name = "gguf-" + base + "-" + info_.fingerprint.substr(hex, 8);
     info_.dim = static_cast<uint32_t>(llama_model_n_embd_out(model_.get()));
     info_.metric = Metric::kInnerProduct;
+    info_.sentence = true;
   }
 
   const ModelInfo& info() const override { return info_; }

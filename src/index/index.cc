@@ -2,13 +2,11 @@
 // lazily loaded ANN indexes, tied together.
 #include "vexfs/index.h"
 
-#include <array>
 #include <atomic>
-#include <condition_variable>
 #include <filesystem>
+#include <functional>
 #include <list>
 #include <mutex>
-#include <thread>
 
 #include "common/sha256.h"
 #include "index/embedder_factory.h"
@@ -63,12 +61,19 @@ Result<std::string> StoredEmbedderSpec(Store* store, const IndexTables& ix) {
   return std::string(kDefaultEmbedderSpec);
 }
 
-SearchMode EffectiveMode(const SearchRequest& r) {
-  if (r.mode) return *r.mode;
-  return !r.vector.empty() || !r.model.empty() ? SearchMode::kDense : kDefaultSearchMode;
+// Hybrid where the embedder understands sentences; lexical with word vectors or
+// hash, whose fusion ranks below plain BM25 (docs/BENCHMARKS.md, "Search quality").
+SearchMode DefaultSearchModeFor(const ModelInfo& model) {
+  return model.sentence ? SearchMode::kHybrid : SearchMode::kLexical;
 }
 
-Status ValidateRequest(const SearchRequest& r) {
+// `fallback`: the store's default for a text request that names no mode.
+SearchMode EffectiveMode(const SearchRequest& r, SearchMode fallback) {
+  if (r.mode) return *r.mode;
+  return !r.vector.empty() || !r.model.empty() ? SearchMode::kDense : fallback;
+}
+
+Status ValidateRequest(const SearchRequest& r, SearchMode fallback) {
   if (r.query.empty() && r.vector.empty()) {
     return Status::InvalidArgument("the query is empty: give text or a vector");
   }
@@ -79,7 +84,7 @@ Status ValidateRequest(const SearchRequest& r) {
   if (!r.snapshot.empty() && !r.branch.empty()) {
     return Status::InvalidArgument("search a snapshot or a branch, not both");
   }
-  if (EffectiveMode(r) == SearchMode::kLexical && r.query.empty()) {
+  if (EffectiveMode(r, fallback) == SearchMode::kLexical && r.query.empty()) {
     return Status::InvalidArgument("lexical search needs query text, not only a vector");
   }
   if (r.query.size() > kMaxQueryBytes) {
@@ -93,30 +98,17 @@ Status ValidateRequest(const SearchRequest& r) {
 
 }  // namespace
 
-// A change is indexed at once (a note is searchable about a millisecond after
-// its close), unless it is part of a burst: kBurstCommits commits within
-// kBurstWindow (a build, an unpacked archive, a loop of small closes). A burst is
-// gathered until commits pause for kIndexSettle, or for kIndexGatherLimit at
-// most, and indexed together, in a few transactions instead of one per file,
-// staying out of the way of the writes meanwhile.
-inline constexpr size_t kBurstCommits = 8;
-inline constexpr auto kBurstWindow = std::chrono::milliseconds(10);
-inline constexpr auto kIndexSettle = std::chrono::milliseconds(2);
-inline constexpr auto kIndexGatherLimit = std::chrono::milliseconds(50);
-
 class IndexImpl {
  public:
   IndexImpl(Store* store, IndexTables ix, IndexOptions options,
             std::unique_ptr<Embedder> embedder, std::string spec)
       : store_(store), ix_(std::move(ix)), options_(std::move(options)),
-        embedder_(std::move(embedder)), spec_(std::move(spec)) {}
-  ~IndexImpl() { StopBackground(); }
-
+        embedder_(std::move(embedder)), spec_(std::move(spec)),
+        default_mode_(DefaultSearchModeFor(embedder_->info())) {}
   Result<IndexStatus> GetStatus();
-  Status Wait(const ProgressFn& progress);
-  void StartBackground();
-  void Notify();
-  void StopBackground();
+  Status Wait(const ProgressFn& progress, const std::function<bool()>& stop);
+  void CatchUp(const std::function<bool()>& stop);
+  SearchMode DefaultMode() const { return default_mode_; }
   uint64_t indexed_version() const { return indexed_version_.load(); }
   Status Rebuild(const ProgressFn& progress);
   Result<SearchResult> Search(const SearchRequest& request);
@@ -158,11 +150,6 @@ class IndexImpl {
   Result<VectorIndex*> AnnIndex(const ModelRecord& model, bool load);
   // The caught-up lexical index of `model`, opened on first need (lex_mu_ held).
   Result<LexicalIndex*> LexIndex(const ModelRecord& model);
-  // Background work after a drain: brings the lexical index up to the log, so
-  // the next search finds it ready (the checkpoint build runs unlocked).
-  bool InBurst() const;
-  void GatherBurst(std::unique_lock<std::mutex>& lock);
-  void MaintainLexical();
   Result<std::optional<ModelRecord>> LexicalModel();
   Result<SideRanking> SearchDense(const SearchRequest& request, size_t depth, Held* held);
   Result<SideRanking> SearchLexical(const SearchRequest& request, size_t depth, Held* held);
@@ -201,17 +188,8 @@ class IndexImpl {
   std::mutex lex_mu_;  // guards lexical_; held for a whole lexical search (Xapian)
   std::map<uint32_t, LoadedLexical> lexical_;
 
-  std::mutex bg_mu_;
-  std::condition_variable bg_cv_;
-  bool bg_stop_ = false;
-  bool bg_kicked_ = false;  // a write was committed since the thread last looked
-  bool bg_gathering_ = false;  // the thread is waiting for a burst to pause
-  // The times of the last kBurstCommits commits (a ring), to tell a burst.
-  std::array<std::chrono::steady_clock::time_point, kBurstCommits> bg_commit_times_{};
-  uint64_t bg_commit_count_ = 0;
-  std::atomic<bool> stopping_{false};  // ends a background drain between batches
   std::atomic<uint64_t> indexed_version_{0};  // drains by this Index that did work
-  std::thread bg_thread_;
+  const SearchMode default_mode_;
 };
 
 Result<IndexStatus> IndexImpl::GetStatus() {
@@ -229,7 +207,7 @@ Result<IndexStatus> IndexImpl::GetStatus() {
   return status;
 }
 
-Status IndexImpl::Wait(const ProgressFn& progress) {
+Status IndexImpl::Wait(const ProgressFn& progress, const std::function<bool()>& stop) {
   // Indexing has its own embedder, so a long drain never holds up a query.
   std::lock_guard lock(index_mu_);
   if (!index_embedder_) {
@@ -239,83 +217,10 @@ Status IndexImpl::Wait(const ProgressFn& progress) {
   indexer_options.lexical = options_.lexical;
   Indexer indexer(store_, index_embedder_.get(), indexer_options);
   uint64_t handled = 0;
-  Status st = indexer.Drain(progress, [this] { return stopping_.load(); }, &handled);
+  auto never = [] { return false; };
+  Status st = indexer.Drain(progress, stop ? stop : std::function<bool()>(never), &handled);
   if (handled > 0) ++indexed_version_;
   return st;
-}
-
-void IndexImpl::StartBackground() {
-  std::lock_guard lock(bg_mu_);
-  if (bg_thread_.joinable()) return;
-  bg_stop_ = false;
-  stopping_ = false;
-  bg_thread_ = std::thread([this] {
-    std::unique_lock lock(bg_mu_);
-    while (!bg_stop_) {
-      bg_kicked_ = false;
-      lock.unlock();
-      // Failed work stays queued; after a failure, back off before retrying
-      // (a notification does not cut the back-off short).
-      bool failed = !Wait(nullptr).ok();
-      if (!failed) MaintainLexical();
-      lock.lock();
-      if (failed) {
-        bg_cv_.wait_for(lock, std::chrono::seconds(5), [this] { return bg_stop_; });
-      } else if (bg_kicked_) {
-        if (InBurst()) GatherBurst(lock);  // else: index what came in at once
-      } else {
-        // Other processes' writes are noticed at the next look; ours at once.
-        bg_cv_.wait_for(lock, std::chrono::milliseconds(100),
-                        [this] { return bg_stop_ || bg_kicked_; });
-      }
-    }
-  });
-}
-
-// Called with bg_mu_ held: returns once commits have paused for kIndexSettle, the
-// burst has lasted kIndexGatherLimit, or the thread is asked to stop. Commits
-// meanwhile only raise bg_kicked_: waking the thread for each would cost the
-// writers a system call per commit.
-void IndexImpl::GatherBurst(std::unique_lock<std::mutex>& lock) {
-  bg_gathering_ = true;
-  auto give_up = std::chrono::steady_clock::now() + kIndexGatherLimit;
-  while (!bg_stop_ && std::chrono::steady_clock::now() < give_up) {
-    bg_kicked_ = false;
-    bg_cv_.wait_for(lock, kIndexSettle, [this] { return bg_stop_; });
-    if (!bg_kicked_) break;
-  }
-  bg_gathering_ = false;
-}
-
-// Called with bg_mu_ held.
-bool IndexImpl::InBurst() const {
-  if (bg_commit_count_ < kBurstCommits) return false;
-  auto oldest = bg_commit_times_[bg_commit_count_ % kBurstCommits];
-  return std::chrono::steady_clock::now() - oldest <= kBurstWindow;
-}
-
-void IndexImpl::Notify() {
-  {
-    std::lock_guard lock(bg_mu_);
-    bg_commit_times_[bg_commit_count_++ % kBurstCommits] = std::chrono::steady_clock::now();
-    // Only the first commit after the thread looked needs to tell it; a
-    // gathering thread looks at the flag when its pause ends.
-    if (bg_kicked_) return;
-    bg_kicked_ = true;
-    if (bg_gathering_) return;
-  }
-  bg_cv_.notify_all();
-}
-
-void IndexImpl::StopBackground() {
-  {
-    std::lock_guard lock(bg_mu_);
-    bg_stop_ = true;
-  }
-  stopping_ = true;
-  bg_cv_.notify_all();
-  if (bg_thread_.joinable()) bg_thread_.join();
-  stopping_ = false;
 }
 
 Status IndexImpl::Rebuild(const ProgressFn& progress) {
@@ -486,12 +391,11 @@ Result<LexicalIndex*> IndexImpl::LexIndex(const ModelRecord& model) {
   return lex;
 }
 
-void IndexImpl::MaintainLexical() {
+void IndexImpl::CatchUp(const std::function<bool()>& stop) {
   auto model = LexicalModel();
   if (!model.ok() || !*model) return;
   // The long part, a checkpoint build, runs without the lock: searches meanwhile
-  // use what is loaded. Shutting down stops it between commits, unpublished.
-  auto stop = [this] { return stopping_.load(); };
+  // use what is loaded. `stop` ends it between commits, unpublished.
   bool loaded = false, due = false;
   {
     std::lock_guard lock(lex_mu_);
@@ -563,10 +467,10 @@ Result<SideRanking> IndexImpl::SearchLexical(const SearchRequest& request, size_
 }
 
 Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
-  VEXFS_RETURN_IF_ERROR(ValidateRequest(request));
+  VEXFS_RETURN_IF_ERROR(ValidateRequest(request, default_mode_));
   SearchResult result;
   // Without query text (a vector alone) only the dense side can answer.
-  SearchMode mode = EffectiveMode(request);
+  SearchMode mode = EffectiveMode(request, default_mode_);
   bool lexical = mode != SearchMode::kDense && !request.query.empty();
   bool dense = mode != SearchMode::kLexical;
   Held held;
@@ -640,6 +544,15 @@ Status Index::Enable(Store* store) {
   return index::SearchTables(store).status();
 }
 
+Status Index::Attach(Store* store) {
+  Status st = index::SearchTables(store).status();
+  // A read-only store that was never indexed has nothing to attach.
+  if (st.IsNotFound() && IsReadOnly(store)) return Status::Ok();
+  return st;
+}
+
+Status Index::CheckEmbedder(std::string_view spec) { return index::MakeEmbedder(spec).status(); }
+
 Status Index::SetEmbedder(Store* store, std::string_view spec) {
   VEXFS_RETURN_IF_ERROR(index::MakeEmbedder(spec).status());
   VEXFS_ASSIGN_OR_RETURN(index::IndexTables ix, index::SearchTables(store));
@@ -652,10 +565,13 @@ Status Index::SetEmbedder(Store* store, std::string_view spec) {
 }
 
 Result<IndexStatus> Index::GetStatus() { return impl_->GetStatus(); }
-Status Index::Wait(const ProgressFn& progress) { return impl_->Wait(progress); }
-void Index::StartBackground() { impl_->StartBackground(); }
-void Index::StopBackground() { impl_->StopBackground(); }
-void Index::Notify() { impl_->Notify(); }
+Status Index::Wait(const ProgressFn& progress, const std::function<bool()>& stop) {
+  return impl_->Wait(progress, stop);
+}
+void Index::CatchUp(const std::function<bool()>& stop) {
+  impl_->CatchUp(stop ? stop : [] { return false; });
+}
+SearchMode Index::DefaultMode() const { return impl_->DefaultMode(); }
 uint64_t Index::IndexedVersion() const { return impl_->indexed_version(); }
 Status Index::Rebuild(const ProgressFn& progress) { return impl_->Rebuild(progress); }
 Result<SearchResult> Index::Search(const SearchRequest& request) { return impl_->Search(request); }

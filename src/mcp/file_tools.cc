@@ -89,7 +89,6 @@ Result<json> WriteFile(ServedStore& served, ToolArgs& args) {
     VEXFS_ASSIGN_OR_RETURN(attr, ed.PutFile(path, data, CallerOwnedNode(0644)));
     return Status::Ok();
   }));
-  served.NotifyWrite();
   return json{{"path", path}, {"size", attr.size}, {"created", created}};
 }
 
@@ -170,7 +169,6 @@ Result<json> EditFile(ServedStore& served, ToolArgs& args) {
     return plan.dry_run ? Status::Ok() : ed.ReplaceContent(planned.ino, after);
   };
   VEXFS_RETURN_IF_ERROR(plan.dry_run ? tree->View(apply) : tree->Edit(apply));
-  if (!plan.dry_run) served.NotifyWrite();
   return json{{"path", plan.path},
               {"replacements", plan.expected},
               {"dry_run", plan.dry_run},
@@ -225,7 +223,6 @@ Result<json> Change(ServedStore& served, const std::function<Status(TreeEditor&)
                     json done) {
   VEXFS_ASSIGN_OR_RETURN(auto tree, served.Tree());
   VEXFS_RETURN_IF_ERROR(tree->Edit(change));
-  served.NotifyWrite();
   return done;
 }
 

@@ -38,10 +38,8 @@ Result<SearchRequest> ReadRequest(ServedStore& served, ToolArgs& args) {
 
 Result<json> Search(ServedStore& served, ToolArgs& args) {
   VEXFS_ASSIGN_OR_RETURN(SearchRequest request, ReadRequest(served, args));
-  VEXFS_ASSIGN_OR_RETURN(Index * index, served.index());
   // What this session (or any process) wrote is searchable before the answer.
-  if (!served.read_only()) VEXFS_RETURN_IF_ERROR(index->Wait());
-  VEXFS_ASSIGN_OR_RETURN(SearchResult result, index->Search(request));
+  VEXFS_ASSIGN_OR_RETURN(SearchResult result, served.db().Search(request, /*wait=*/true));
   return SearchResultJson(result);
 }
 
@@ -53,8 +51,9 @@ void AddSearchTool(std::vector<Tool>* tools) {
   tools->push_back(
       {"search", "Search memory by words and meaning",
        "Find the passages of stored files that best answer 'query': by default lexical "
-       "search (BM25 keywords, the strongest with the built-in embedder); mode 'hybrid' fuses "
-       "it with embedding similarity, 'dense' uses the embeddings alone. Returns up to k hits "
+       "search (BM25 keywords, the strongest with the built-in word-vector embedder) or, "
+       "where the store's embedder is a sentence model, hybrid; mode 'hybrid' fuses "
+       "BM25 with embedding similarity, 'dense' uses the embeddings alone. Returns up to k hits "
        "(default 10, at most 100), best first, each with path, byte range (offset, length), "
        "score and a "
        "snippet; read_file with that offset and length gives the whole passage. Filter by "

@@ -48,11 +48,11 @@ Result<std::string> ServedBranch(Store& store, const std::string& asked) {
 
 Status ServeMcp(const McpOptions& options, std::istream& in, std::ostream& out,
                 std::ostream& log) {
-  StoreOptions store_options;
-  store_options.read_only = options.read_only;
-  VEXFS_ASSIGN_OR_RETURN(auto store, Store::Open(options.store, store_options));
-  VEXFS_ASSIGN_OR_RETURN(std::string branch, ServedBranch(*store, options.branch));
-  mcp::ServedStore served(std::move(store), branch, options.read_only);
+  DbOptions db_options = DefaultDbOptions();
+  db_options.read_only = options.read_only;
+  VEXFS_ASSIGN_OR_RETURN(auto db, Db::Open(options.store, db_options));
+  VEXFS_ASSIGN_OR_RETURN(std::string branch, ServedBranch(db->store(), options.branch));
+  mcp::ServedStore served(std::move(db), branch);
   mcp::McpSession session(&served, &log);
   std::string line;
   bool too_long = false;

@@ -9,11 +9,11 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "mcp/tool_args.h"
+#include "vexfs/db.h"
 #include "vexfs/index.h"
 #include "vexfs/status.h"
 #include "vexfs/store.h"
@@ -29,32 +29,27 @@ inline constexpr size_t kMaxSearchHits = 100;
 inline constexpr size_t kMaxLogEntries = 1000;
 inline constexpr size_t kMaxDiffEntries = 1000;
 
-// The served store, shared by every tool call of a session.
+// The served store, shared by every tool call of a session: a vexfs::Db (with
+// its background indexer, which every write wakes on its own) and the branch
+// the tools work on.
 class ServedStore {
  public:
-  ServedStore(std::unique_ptr<Store> store, std::string branch, bool read_only);
-  ~ServedStore();
+  ServedStore(std::unique_ptr<Db> db, std::string branch);
 
-  Store& store() { return *store_; }
+  Db& db() { return *db_; }
+  Store& store() { return db_->store(); }
   const std::string& branch() const { return branch_; }
-  bool read_only() const { return read_only_; }
+  bool read_only() const { return db_->read_only(); }
   // The working tree the tools change and read ("at" empty).
-  Result<std::unique_ptr<WorkingTree>> Tree() { return store_->Tree(branch_); }
+  Result<std::unique_ptr<WorkingTree>> Tree() { return store().Tree(branch_); }
   // The tree to read: the working tree, or the snapshot `at`.
   Result<std::unique_ptr<TreeView>> View(const std::string& at) {
-    return store_->OpenView(at, branch_);
+    return store().OpenView(at, branch_);
   }
-  // The search index, opened (and indexing in the background) on first use.
-  Result<Index*> index();
-  // Tells the background indexer that a write happened.
-  void NotifyWrite();
 
  private:
-  std::unique_ptr<Store> store_;
+  std::unique_ptr<Db> db_;
   std::string branch_;
-  bool read_only_;
-  std::mutex index_mu_;
-  std::unique_ptr<Index> index_;  // guarded by index_mu_ until set
 };
 
 struct ToolHints {

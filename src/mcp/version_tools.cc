@@ -66,7 +66,6 @@ Result<json> Restore(ServedStore& served, ToolArgs& args) {
   VEXFS_ASSIGN_OR_RETURN(std::string snapshot, args.String("snapshot"));
   VEXFS_RETURN_IF_ERROR(args.RefuseUnknown());
   VEXFS_RETURN_IF_ERROR(served.store().Restore(snapshot, served.branch()));
-  served.NotifyWrite();
   return json{{"restored", snapshot}, {"branch", served.branch()}};
 }
 

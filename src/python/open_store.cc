@@ -12,33 +12,16 @@ constexpr std::string_view kMetaPrefix = "user.vexfs.meta.";
 
 Result<std::shared_ptr<OpenStore>> OpenStore::Open(const std::string& path,
                                                    const OpenOptions& options) {
-  StoreOptions store_options;
-  store_options.read_only = options.read_only;
-  store_options.sync_on_commit = options.sync;
-  store_options.map_size = options.map_size;
-  auto store = options.create ? Store::Create(path, store_options)
-                              : Store::Open(path, store_options);
-  if (!store.ok()) return store.status();
-  if (options.create) {
-    // As `vexfs init`: every write is queued for search from the first one on.
-    VEXFS_RETURN_IF_ERROR(Index::Enable(store->get()));
-  }
-  auto core = std::make_shared<StoreCore>(std::move(*store));
+  DbOptions db_options = DefaultDbOptions();
+  db_options.read_only = options.read_only;
+  db_options.sync_on_commit = options.sync;
+  db_options.map_size = options.map_size;
+  db_options.background_indexing = options.background_indexing;
+  auto db = options.create ? Db::Create(path, db_options) : Db::Open(path, db_options);
+  if (!db.ok()) return db.status();
+  auto core = std::make_shared<StoreCore>(std::move(*db));
   OpenStore checked_out(std::move(core), "", options.read_only);
   return checked_out.OnBranch(options.branch);
-}
-
-StoreCore::~StoreCore() {
-  std::lock_guard<std::mutex> lock(index_mu_);
-  if (index_) index_->StopBackground();
-}
-
-Result<Index*> StoreCore::index() {
-  std::lock_guard<std::mutex> lock(index_mu_);
-  if (!index_) {
-    VEXFS_ASSIGN_OR_RETURN(index_, Index::Open(store_.get()));
-  }
-  return index_.get();
 }
 
 Result<std::shared_ptr<OpenStore>> OpenStore::OnBranch(const std::string& branch) const {
@@ -133,9 +116,7 @@ Result<std::vector<DiffEntry>> OpenStore::Diff(const std::string& a, const std::
 
 Result<SearchResult> OpenStore::Search(SearchRequest request, bool wait) {
   if (request.snapshot.empty() && request.branch.empty()) request.branch = branch_;
-  VEXFS_ASSIGN_OR_RETURN(Index * index, core_->index());
-  if (wait && !read_only_) VEXFS_RETURN_IF_ERROR(index->Wait());
-  return index->Search(request);
+  return core_->db().Search(request, wait);
 }
 
 Result<IndexStatus> OpenStore::GetIndexStatus() {
@@ -144,9 +125,7 @@ Result<IndexStatus> OpenStore::GetIndexStatus() {
 }
 
 Status OpenStore::WaitIndexed(const ProgressFn& progress) {
-  if (read_only_) return Status::ReadOnly("a store opened read-only cannot index");
-  VEXFS_ASSIGN_OR_RETURN(Index * index, core_->index());
-  return index->Wait(progress);
+  return core_->db().WaitIndexed(progress);
 }
 
 }  // namespace vexfs::python

@@ -1,21 +1,21 @@
-// What a Python vexfs.Store holds while it is open: the store, its search index
-// (opened by the first search) and the branch its calls work on, with the calls
-// themselves in plain C++. Nothing here touches Python, so the bindings run every
+// What a Python vexfs.Store holds while it is open: a vexfs::Db (the store, its
+// search index opened by the first search, its background indexer) and the
+// branch its calls work on, with the calls themselves in plain C++. Nothing here touches Python, so the bindings run every
 // call with the GIL released.
 //
-// Thread-safety: every method may be called from many threads at once (Store and
-// Index are thread-safe; the index is opened once, under a mutex).
+// Thread-safety: every method may be called from many threads at once (Db is
+// thread-safe).
 #ifndef VEXFS_PYTHON_OPEN_STORE_H_
 #define VEXFS_PYTHON_OPEN_STORE_H_
 
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "vexfs/db.h"
 #include "vexfs/index.h"
 #include "vexfs/status.h"
 #include "vexfs/store.h"
@@ -28,22 +28,20 @@ struct OpenOptions {
   bool sync = true;        // durable when each call returns (StoreOptions::sync_on_commit)
   uint64_t map_size = 0;   // 0: the store's recorded size (new stores: the default)
   std::string branch;      // the branch calls work on; "" follows the checked-out one
+  bool background_indexing = true;  // DbOptions::background_indexing
 };
 
-// The store and its search index, shared by every OpenStore of it: LMDB allows
-// one open of a store per process, so handles on other branches share this.
+// The open Db, shared by every OpenStore of it: LMDB allows one open of a store
+// per process, so handles on other branches share this.
 class StoreCore {
  public:
-  explicit StoreCore(std::unique_ptr<Store> store) : store_(std::move(store)) {}
-  ~StoreCore();  // stops the index's background work
-  Store& store() { return *store_; }
-  // Opened by the first call that needs it.
-  Result<Index*> index();
+  explicit StoreCore(std::unique_ptr<Db> db) : db_(std::move(db)) {}
+  Db& db() { return *db_; }
+  Store& store() { return db_->store(); }
+  Result<Index*> index() { return db_->index(); }
 
  private:
-  std::unique_ptr<Store> store_;
-  std::mutex index_mu_;
-  std::unique_ptr<Index> index_;  // guarded by index_mu_
+  std::unique_ptr<Db> db_;
 };
 
 class OpenStore {

@@ -20,20 +20,24 @@ std::unique_ptr<PyStore> OpenPyStore(const std::string& path, const OpenOptions&
   return std::make_unique<PyStore>(Take(std::move(open)));
 }
 
-std::unique_ptr<PyStore> CreateStore(const std::string& path, uint64_t map_size, bool sync) {
+std::unique_ptr<PyStore> CreateStore(const std::string& path, uint64_t map_size, bool sync,
+                                     bool background_indexing) {
   OpenOptions options;
   options.create = true;
   options.map_size = map_size;
   options.sync = sync;
+  options.background_indexing = background_indexing;
   return OpenPyStore(path, options);
 }
 
 std::unique_ptr<PyStore> OpenExisting(const std::string& path, bool read_only, bool sync,
-                                      uint64_t map_size, const std::optional<std::string>& branch) {
+                                      uint64_t map_size, const std::optional<std::string>& branch,
+                                      bool background_indexing) {
   OpenOptions options;
   options.read_only = read_only;
   options.sync = sync;
   options.map_size = map_size;
+  options.background_indexing = background_indexing;
   options.branch = branch.value_or("");
   return OpenPyStore(path, options);
 }
@@ -74,15 +78,19 @@ with sync=False). Calls release the GIL, and a Store may be used from many
 threads at once; other processes (the CLI, a mount, `vexfs mcp`) may use the
 same store at the same time. Failures raise vexfs.Error subclasses.)");
   cls.def_static("create", &CreateStore, arg("path"), py::kw_only(), arg("map_size") = 0,
-                 arg("sync") = true,
+                 arg("sync") = true, arg("background_indexing") = true,
                  "Creates a new store in `path` (a new or empty directory) and opens it.\n"
                  "map_size: the most it may hold, in bytes (0: 256 GiB of address space).\n"
                  "sync=False: calls are durable only after sync().\n"
+                 "background_indexing: a thread indexes whatever any process writes while the\n"
+                 "store is open (False: search(wait=True) or wait_indexed() index it).\n"
                  "Raises AlreadyExistsError if a store is there.")
       .def_static("open", &OpenExisting, arg("path"), py::kw_only(), arg("read_only") = false,
                   arg("sync") = true, arg("map_size") = 0, arg("branch") = py::none(),
+                  arg("background_indexing") = true,
                   "Opens an existing store. branch: the branch every call works on (default: the\n"
                   "checked-out one, followed as it changes). read_only: writes raise ReadOnlyError.\n"
+                  "background_indexing: as for create().\n"
                   "Raises NotFoundError if `path` holds no store, BusyError if this process has\n"
                   "it open already (LMDB allows one open per process: share the Store between\n"
                   "threads, and use on_branch() for another branch).")

@@ -92,4 +92,8 @@ std::shared_ptr<Extension> FindExtension(Store* store, std::string_view name) {
 
 bool IsReadOnly(Store* store) { return internal::ImplOf(store)->lmdb().read_only(); }
 
+Result<std::vector<ExtensionRegistration>> RegisteredExtensions(Store* store) {
+  return internal::ImplOf(store)->RegisteredExtensions();
+}
+
 }  // namespace vexfs

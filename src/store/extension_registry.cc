@@ -144,6 +144,23 @@ std::shared_ptr<Extension> StoreImpl::FindExtension(std::string_view name) const
   return nullptr;
 }
 
+Result<std::vector<ExtensionRegistration>> StoreImpl::RegisteredExtensions() {
+  Txn txn;
+  VEXFS_RETURN_IF_ERROR(BeginTxn(&txn, /*write=*/false));
+  VEXFS_ASSIGN_OR_RETURN(auto rows, ScanPrefix(txn, dbs().meta, kMetaExtensionPrefix));
+  std::vector<ExtensionRegistration> out;
+  for (const auto& [key, value] : rows) {
+    if (value.size() != 1) return Status::Corruption("store meta '" + key + "' is malformed");
+    ExtensionRegistration r;
+    r.name = key.substr(kMetaExtensionPrefix.size());
+    r.keeps_objects = (value[0] & kKeepsObjects) != 0;
+    r.versions_data = (value[0] & kVersionsData) != 0;
+    r.attached = FindExtension(r.name) != nullptr;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 std::vector<std::shared_ptr<Extension>> StoreImpl::extensions() const {
   std::lock_guard<std::mutex> lock(registry_mu_);
   return extensions_;

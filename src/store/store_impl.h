@@ -49,6 +49,8 @@ class StoreImpl {
   Status Attach(std::shared_ptr<Extension> extension);
   std::shared_ptr<Extension> FindExtension(std::string_view name) const;
   std::vector<std::shared_ptr<Extension>> extensions() const;
+  // Every extension registration recorded in the store (extension.h).
+  Result<std::vector<ExtensionRegistration>> RegisteredExtensions();
 
  private:
   Result<MDB_dbi> OpenTable(Txn* txn, const TableSpec& spec, bool create);

@@ -21,6 +21,7 @@
 #include "index/lexical_analysis.h"
 #include "index/model_registry.h"
 #include "index/passages.h"
+#include "db/background_indexer.h"
 #include "test_util.h"
 #include "vexfs/extension.h"
 #include "vexfs/index.h"
@@ -428,7 +429,10 @@ TEST_F(LexicalSearchTest, ACheckpointAndItsTailAnswerLikeTheReference) {
 // A store written while the background indexer runs gets its Xapian files from
 // the indexer, with no search asking for them, and they answer like the reference.
 TEST_F(LexicalSearchTest, TheBackgroundIndexerWritesTheXapianFiles) {
-  index_->StartBackground();
+  ASSIGN_OR_FAIL(auto watch, CommitWatch::Open(&store()));
+  db::BackgroundIndexer indexer([this]() -> Result<Index*> { return index_.get(); },
+                                std::move(watch));
+  indexer.Start();
   test::Random rnd(17);
   WriteCorpus(rnd, 800);  // more than 1000 passages: a checkpoint is due
   std::string meta = store_path() + "/index/lexical-m2.meta";

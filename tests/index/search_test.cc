@@ -17,6 +17,7 @@
 #include "index/hash_embedder.h"
 #include "index/passages.h"
 #include "index/top_k.h"
+#include "db/background_indexer.h"
 #include "test_util.h"
 #include "vexfs/index.h"
 
@@ -132,7 +133,10 @@ TEST_F(SearchTest, WritesQueueWorkAndWaitDrainsIt) {
 }
 
 TEST_F(SearchTest, BackgroundIndexingMakesWritesSearchableWithoutWaiting) {
-  index_->StartBackground();
+  ASSIGN_OR_FAIL(auto watch, CommitWatch::Open(&store()));
+  db::BackgroundIndexer indexer([this]() -> Result<Index*> { return index_.get(); },
+                                std::move(watch));
+  indexer.Start();
   PutNotes();
   // The thread may have taken the first notes before the last were written: wait
   // for the queue to drain, then every note must be searchable.
@@ -142,7 +146,7 @@ TEST_F(SearchTest, BackgroundIndexingMakesWritesSearchableWithoutWaiting) {
     ASSIGN_OR_FAIL(IndexStatus status, index_->GetStatus());
     queued = status.queued;
   }
-  index_->StopBackground();
+  indexer.Stop();
   EXPECT_EQ(queued, 0u);
   EXPECT_EQ(Paths("helm rollback revision", 1), std::vector<std::string>{"notes/deploy.md"});
   SearchRequest r = Dense();

@@ -2,8 +2,9 @@
 # Shows that scripts/check_layers.py catches what it exists to catch: in a small
 # tree, a layer reaching into another's private header (with quotes, with angle
 # brackets, or by a relative path), a wrapped library included outside its layer,
-# a front end including a private header, and a file in no layer each fail the
-# check by name; a tree following the rules passes.
+# a front end including a private header, a front end opening a store past
+# vexfs::Db, and a file in no layer each fail the check by name; a tree
+# following the rules passes.
 # Usage: check_layers_test.sh REPO_ROOT
 set -euo pipefail
 check="$1/scripts/check_layers.py"
@@ -46,6 +47,15 @@ expect_fail tools/vexfs/main.cc '#include "kv/capture.h"' kv/capture.h "tools/ve
 expect_fail include/vexfs/store.h '#include "common/coding.h"' common/coding.h "include/vexfs may include only"
 expect_fail src/fuse/ops.cc '#include <store/lmdb.h>' store/lmdb.h "src/fuse may include only"
 expect_fail src/fuse/ops.cc '#include "../store/lmdb.h"' ../store/lmdb.h "a relative include path"
+# A front end opening a store or an index past vexfs::Db.
+for call in 'auto s = Store::Open(path);' 'Index::Enable(store);' 'auto i = Index::Open (s);'; do
+  make_tree
+  printf '%s\n' "$call" >> "$work/tree/src/fuse/ops.cc"
+  if python3 "$check" "$work/tree" > "$work/out" 2>&1 ||
+     ! grep -q "^src/fuse/ops.cc:[0-9]*: calls .*front ends open stores through vexfs::Db only" "$work/out"; then
+    echo "FAIL: '$call' in a front end was not refused:"; cat "$work/out"; exit 1
+  fi
+done
 make_tree
 mkdir -p "$work/tree/src/graph" && echo '#include "vexfs/store.h"' > "$work/tree/src/graph/g.cc"
 if python3 "$check" "$work/tree" > "$work/out" 2>&1 || ! grep -q "src/graph/g.cc: in no layer" "$work/out"; then

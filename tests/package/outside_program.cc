@@ -7,6 +7,7 @@
 #include <iostream>
 #include <string>
 
+#include "vexfs/db.h"
 #include "vexfs/extension.h"
 #include "vexfs/index.h"
 #include "vexfs/json.h"
@@ -52,17 +53,23 @@ int main(int argc, char** argv) {
     std::cerr << "usage: outside_program STORE_DIR\n";
     return 2;
   }
-  auto store = vexfs::Store::Create(argv[1]);
-  if (!store.ok()) return Fail(store.status());
-  auto put = vexfs::PutBytes(**store, "notes/plan.md", "the lighthouse keeper trims the wick");
+  // The one door: the store with its search index attached; "hash" needs no
+  // vector file. The program searches with wait, so it needs no indexer thread.
+  vexfs::DbOptions options = vexfs::DefaultDbOptions();
+  options.embedder = "hash";
+  options.background_indexing = false;
+  auto db = vexfs::Db::Create(argv[1], options);
+  if (!db.ok()) return Fail(db.status());
+  vexfs::Store* store = &(*db)->store();
+  auto put = vexfs::PutBytes(*store, "notes/plan.md", "the lighthouse keeper trims the wick");
   if (!put.ok()) return Fail(put.status());
-  auto snapshot = (*store)->CreateSnapshot("before", "first plan", {});
+  auto snapshot = store->CreateSnapshot("before", "first plan", {});
   if (!snapshot.ok()) return Fail(snapshot.status());
-  put = vexfs::PutBytes(**store, "notes/plan.md", "replanned: sail at dawn");
+  put = vexfs::PutBytes(*store, "notes/plan.md", "replanned: sail at dawn");
   if (!put.ok()) return Fail(put.status());
 
-  auto then = (*store)->OpenView("before");
-  auto now = (*store)->OpenView("");
+  auto then = store->OpenView("before");
+  auto now = store->OpenView("");
   if (!then.ok()) return Fail(then.status());
   if (!now.ok()) return Fail(now.status());
   auto old_text = (*then)->ReadAll("notes/plan.md");
@@ -70,18 +77,13 @@ int main(int argc, char** argv) {
   if (!old_text.ok()) return Fail(old_text.status());
   if (!new_text.ok()) return Fail(new_text.status());
 
-  vexfs::IndexOptions index_options;
-  index_options.embedder = "hash";  // needs no vector file
-  auto index = vexfs::Index::Open(store->get(), index_options);
-  if (!index.ok()) return Fail(index.status());
-  if (vexfs::Status st = (*index)->Wait(); !st.ok()) return Fail(st);
   vexfs::SearchRequest request;
   request.query = "lighthouse wick";
   request.snapshot = "before";
-  auto found = (*index)->Search(request);
+  auto found = (*db)->Search(request, /*wait=*/true);
   if (!found.ok()) return Fail(found.status());
 
-  auto note = NoteBesideFile(store->get(), "notes/noted.md");
+  auto note = NoteBesideFile(store, "notes/noted.md");
   if (!note.ok()) return Fail(note.status());
 
   nlohmann::json out = {{"snapshot", vexfs::CommitJson(*snapshot)},

@@ -81,7 +81,9 @@ def test_passages_and_snippets(store):
     assert store.search("needle", snippets=False)[0].snippet == ""
 
 
-def test_wait_false_searches_what_is_indexed(store):
+def test_wait_false_searches_what_is_indexed(store_path):
+    # Without the background indexer nothing indexes the write until asked to.
+    store = vexfs.Store.create(store_path, background_indexing=False)
     store.write("a.md", "zebra crossing")
     found = store.search("zebra", wait=False)
     # The write was queued, not indexed: the answer says so rather than missing it silently.
@@ -94,6 +96,15 @@ def test_wait_false_searches_what_is_indexed(store):
     glove = [m for m in status.models if m.kind == "embedded"]
     assert len(glove) == 1 and glove[0].dim == 100 and glove[0].metric in ("ip", "l2")
     assert glove[0].fingerprint and glove[0].vectors >= 1
+    store.close()
+
+
+def test_the_background_indexer_finds_writes_with_nobody_asking(store):
+    store.write("a.md", "zebra crossing")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not store.search("zebra", wait=False).hits:
+        time.sleep(0.01)
+    assert [h.path for h in store.search("zebra", wait=False)] == ["a.md"]
 
 
 @pytest.mark.parametrize(

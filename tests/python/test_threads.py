@@ -69,7 +69,9 @@ def timed_call_with_a_counting_thread(call):
     return start, end, [t for t in ticks if start <= t <= end]
 
 
-def test_other_threads_run_during_a_long_call(store):
+def test_other_threads_run_during_a_long_call(store_path):
+    # The call under test indexes, so no background indexer may do it first.
+    store = vexfs.Store.create(store_path, background_indexing=False)
     # Indexing takes a while. If the call held the GIL, the counting thread could
     # run only in the switch interval before it; released, the thread keeps
     # running through the whole call. A machine fast enough to index the batch

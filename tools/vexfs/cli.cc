@@ -13,9 +13,9 @@ namespace vexfs::cli {
 
 OpenedView OpenViewOrFail(Context& ctx, const std::string& at, const std::string& branch) {
   OpenedView opened;
-  opened.store = ctx.OpenStore();
-  if (!opened.store) return opened;
-  auto view = opened.store->OpenView(at, branch);
+  opened.db = ctx.OpenDb();
+  if (!opened.db) return opened;
+  auto view = opened.db->store().OpenView(at, branch);
   if (!view.ok()) {
     ctx.Fail(view.status());
     return opened;
@@ -53,16 +53,17 @@ std::string Context::StorePath() const {
   return ".";
 }
 
-std::unique_ptr<Store> Context::OpenStore(bool read_only) {
-  StoreOptions options;
+std::unique_ptr<Db> Context::OpenDb(bool read_only) {
+  DbOptions options = DefaultDbOptions();
   options.read_only = read_only;
-  auto store = Store::Open(StorePath(), options);
-  if (!store.ok()) {
-    Fail(store.status());
+  options.background_indexing = false;
+  auto db = Db::Open(StorePath(), options);
+  if (!db.ok()) {
+    Fail(db.status());
     return nullptr;
   }
   opened_store = StorePath();
-  return std::move(store).value();
+  return std::move(db).value();
 }
 
 int Context::Fail(const Status& status) {

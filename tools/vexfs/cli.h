@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "vexfs/db.h"
 #include "vexfs/json.h"
 #include "vexfs/status.h"
 #include "vexfs/store.h"
@@ -47,12 +48,14 @@ struct GlobalOptions {
 struct Context {
   GlobalOptions global;
   int exit_code = kExitOk;
-  std::string opened_store;  // set by OpenStore() once a store is open
+  std::string opened_store;  // set by OpenDb() once a store is open
 
   // The store path the user asked for.
   std::string StorePath() const;
-  // Opens the store, or prints the error and returns null (exit_code set).
-  std::unique_ptr<Store> OpenStore(bool read_only = false);
+  // Opens the store through vexfs::Db, or prints the error and returns null
+  // (exit_code set). No background indexing: a command ends before it would
+  // help; whoever searches next (or a mount, an MCP server) indexes the work.
+  std::unique_ptr<Db> OpenDb(bool read_only = false);
   // Prints "vexfs: <message>" to stderr and records the matching exit code.
   // Failures of a whole store (corruption, read-only, full, busy) name the store.
   int Fail(const Status& status);
@@ -67,7 +70,7 @@ int ExitCodeFor(const Status& status);
 // The view points into the store, so both travel together. `view` is null when
 // opening either failed; the error has then been reported through `ctx`.
 struct OpenedView {
-  std::unique_ptr<Store> store;
+  std::unique_ptr<Db> db;
   std::unique_ptr<TreeView> view;
 };
 OpenedView OpenViewOrFail(Context& ctx, const std::string& at, const std::string& branch);

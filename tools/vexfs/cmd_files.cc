@@ -51,16 +51,15 @@ void AddInit(CLI::App& app, Context& ctx) {
                   "is reserved)");
   cmd->callback([&ctx, args] {
     std::string path = args->path.empty() ? ctx.StorePath() : args->path;
-    StoreOptions options;
+    DbOptions options = DefaultDbOptions();
+    options.background_indexing = false;
     if (!args->map_size.empty()) {
       auto size = ParseSize(args->map_size);
       if (!size.ok()) return (void)ctx.Fail(size.status());
       options.map_size = *size;
     }
-    auto store = Store::Create(path, options);
-    if (!store.ok()) return (void)ctx.Fail(store.status());
-    // From the first write on, every change is queued for search one by one.
-    if (Status st = Index::Enable(store->get()); !st.ok()) return (void)ctx.Fail(st);
+    auto db = Db::Create(path, options);
+    if (!db.ok()) return (void)ctx.Fail(db.status());
     if (ctx.global.json) {
       ctx.PrintJson({{"store", path}, {"branch", "main"}});
     } else {
@@ -211,8 +210,9 @@ void AddStat(CLI::App& app, Context& ctx) {
 // Runs `fn` on the working tree of `branch` in one transaction; reports errors.
 void EditTree(Context& ctx, const std::string& branch,
               const std::function<Status(TreeEditor&)>& fn) {
-  auto store = ctx.OpenStore();
-  if (!store) return;
+  auto db = ctx.OpenDb();
+  if (!db) return;
+  Store* store = &db->store();
   auto tree = store->Tree(branch);
   if (!tree.ok()) return (void)ctx.Fail(tree.status());
   Status st = (*tree)->Edit(fn);

@@ -9,8 +9,9 @@ namespace {
 void AddGc(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand("gc", "Delete objects no snapshot, branch or file uses");
   cmd->callback([&ctx] {
-    auto store = ctx.OpenStore();
-    if (!store) return;
+    auto db = ctx.OpenDb();
+    if (!db) return;
+    Store* store = &db->store();
     Progress progress("gc: objects scanned");
     auto report = store->Gc([&](uint64_t done, uint64_t total) { progress.Update(done, total); });
     if (!report.ok()) return (void)ctx.Fail(report.status());
@@ -26,8 +27,9 @@ void AddFsck(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand(
       "fsck", "Verify every object's hash and every reference (exit 6 if problems)");
   cmd->callback([&ctx] {
-    auto store = ctx.OpenStore(/*read_only=*/true);
-    if (!store) return;
+    auto db = ctx.OpenDb(/*read_only=*/true);
+    if (!db) return;
+    Store* store = &db->store();
     Progress progress("fsck: objects checked");
     auto report = store->Fsck([&](uint64_t done, uint64_t total) { progress.Update(done, total); });
     if (!report.ok()) return (void)ctx.Fail(report.status());
@@ -46,8 +48,9 @@ void AddFsck(CLI::App& app, Context& ctx) {
 void AddInfo(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand("info", "Show the store's branch, size and usage");
   cmd->callback([&ctx] {
-    auto store = ctx.OpenStore(/*read_only=*/true);
-    if (!store) return;
+    auto db = ctx.OpenDb(/*read_only=*/true);
+    if (!db) return;
+    Store* store = &db->store();
     auto branch = store->CurrentBranch();
     auto stats = store->Stats();
     if (!branch.ok()) return (void)ctx.Fail(branch.status());

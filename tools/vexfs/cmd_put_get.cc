@@ -47,8 +47,9 @@ void AddPutGetCommands(CLI::App& app, Context& ctx) {
   put->add_option("STORE_PATH", put_args->dest, "Destination in the store")->required();
   put->add_option("--branch", put_args->branch, "Branch to write (default: current)");
   put->callback([&ctx, put_args] {
-    auto store = ctx.OpenStore();
-    if (!store) return;
+    auto db = ctx.OpenDb();
+    if (!db) return;
+    Store* store = &db->store();
     auto report = RunPut(*store, *put_args);
     if (!report.ok()) return (void)ctx.Fail(report.status());
     PrintPutReport(ctx, *report);

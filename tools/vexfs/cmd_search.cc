@@ -14,23 +14,22 @@
 namespace vexfs::cli {
 namespace {
 
-// Opens the store and its index, or reports the error (null then).
+// Opens the store and its index, or reports the error (index null then).
 struct OpenedIndex {
-  std::unique_ptr<Store> store;
-  std::unique_ptr<Index> index;
+  std::unique_ptr<Db> db;
+  Index* index = nullptr;  // owned by db
 };
 
 OpenedIndex OpenIndexOrFail(Context& ctx, bool read_only) {
   OpenedIndex out;
-  out.store = ctx.OpenStore(read_only);
-  if (!out.store) return out;
-  auto index = Index::Open(out.store.get());
+  out.db = ctx.OpenDb(read_only);
+  if (!out.db) return out;
+  auto index = out.db->index();
   if (!index.ok()) {
     ctx.Fail(index.status());
-    out.store.reset();
     return out;
   }
-  out.index = std::move(*index);
+  out.index = *index;
   return out;
 }
 
@@ -124,7 +123,7 @@ void AddSearch(CLI::App& app, Context& ctx) {
   auto args = std::make_shared<SearchArgs>();
   CLI::App* cmd = app.add_subcommand("search", "Find files by words and meaning (best passage per file)");
   cmd->add_option("query", args->request.query, "What to look for");
-  cmd->add_option("--mode", args->mode, "lexical (BM25), dense (vectors) or hybrid (both, fused); default lexical, or dense with --vector/--model");
+  cmd->add_option("--mode", args->mode, "lexical (BM25), dense (vectors) or hybrid (both, fused); default lexical, hybrid where the store's embedder is a sentence model, dense with --vector/--model");
   cmd->add_option("--fusion", args->fusion, "How hybrid merges the two rankings: rrf (default) or mix");
   cmd->add_flag("--feedback", args->request.feedback,
                 "Expand the lexical query with terms of its best passages");
@@ -197,9 +196,10 @@ void AddIndexRebuild(CLI::App& parent, Context& ctx) {
                   "Re-index every file and snapshot with this embedder first (as `index use`)");
   cmd->callback([&ctx, model] {
     if (!model->empty()) {
-      auto store = ctx.OpenStore();
-      if (!store) return;
-      Status st = Index::SetEmbedder(store.get(), *model);
+      auto db = ctx.OpenDb();
+      if (!db) return;
+      Store* store = &db->store();
+      Status st = Index::SetEmbedder(store, *model);
       if (!st.ok()) return (void)ctx.Fail(st);
     }
     OpenedIndex opened = OpenIndexOrFail(ctx, /*read_only=*/false);
@@ -219,9 +219,10 @@ void AddIndexUse(CLI::App& parent, Context& ctx) {
   CLI::App* cmd = parent.add_subcommand("use", "Choose the text embedder (glove, glove:PATH, gguf:PATH, hash, hash:DIM, exec:COMMAND)");
   cmd->add_option("embedder", *spec, "Embedder spec")->required();
   cmd->callback([&ctx, spec] {
-    auto store = ctx.OpenStore();
-    if (!store) return;
-    Status st = Index::SetEmbedder(store.get(), *spec);
+    auto db = ctx.OpenDb();
+    if (!db) return;
+    Store* store = &db->store();
+    Status st = Index::SetEmbedder(store, *spec);
     if (!st.ok()) ctx.Fail(st);
   });
 }
@@ -239,8 +240,9 @@ void AddMetaSet(CLI::App& parent, Context& ctx) {
       if (!kv.ok()) return (void)ctx.Fail(kv.status());
       kvs.push_back(*kv);
     }
-    auto store = ctx.OpenStore();
-    if (!store) return;
+    auto db = ctx.OpenDb();
+    if (!db) return;
+    Store* store = &db->store();
     auto tree = store->Tree();
     if (!tree.ok()) return (void)ctx.Fail(tree.status());
     Status st = (*tree)->Edit([&](TreeEditor& ed) -> Status {

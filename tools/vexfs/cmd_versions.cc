@@ -50,8 +50,9 @@ void AddSnapshot(CLI::App& app, Context& ctx) {
   create->callback([&ctx, args] {
     auto meta = ParseMeta(args->meta);
     if (!meta.ok()) return (void)ctx.Fail(meta.status());
-    auto store = ctx.OpenStore();
-    if (!store) return;
+    auto db = ctx.OpenDb();
+    if (!db) return;
+    Store* store = &db->store();
     auto info = store->CreateSnapshot(args->name, args->message, *meta, args->branch);
     if (!info.ok()) return (void)ctx.Fail(info.status());
     if (ctx.global.json) return ctx.PrintJson(CommitJson(*info));
@@ -61,8 +62,9 @@ void AddSnapshot(CLI::App& app, Context& ctx) {
 
   CLI::App* list = snap->add_subcommand("list", "List named snapshots, oldest first");
   list->callback([&ctx] {
-    auto store = ctx.OpenStore();
-    if (!store) return;
+    auto db = ctx.OpenDb();
+    if (!db) return;
+    Store* store = &db->store();
     auto snaps = store->ListSnapshots();
     if (!snaps.ok()) return (void)ctx.Fail(snaps.status());
     nlohmann::json out = nlohmann::json::array();
@@ -84,8 +86,9 @@ void AddSnapshot(CLI::App& app, Context& ctx) {
       "delete", "Remove a snapshot name (its data goes at the next gc if nothing else holds it)");
   del->add_option("NAME", *del_name, "Snapshot name")->required();
   del->callback([&ctx, del_name] {
-    auto store = ctx.OpenStore();
-    if (!store) return;
+    auto db = ctx.OpenDb();
+    if (!db) return;
+    Store* store = &db->store();
     Status st = store->DeleteSnapshotName(*del_name);
     if (!st.ok()) ctx.Fail(st);
   });
@@ -97,8 +100,9 @@ void AddTag(CLI::App& app, Context& ctx) {
   cmd->add_option("NAME", args->first, "New name")->required();
   cmd->add_option("SNAPSHOT", args->second, "Existing snapshot name or id")->required();
   cmd->callback([&ctx, args] {
-    auto store = ctx.OpenStore();
-    if (!store) return;
+    auto db = ctx.OpenDb();
+    if (!db) return;
+    Store* store = &db->store();
     Status st = store->TagSnapshot(args->first, args->second);
     if (!st.ok()) ctx.Fail(st);
   });
@@ -114,8 +118,9 @@ void AddLog(CLI::App& app, Context& ctx) {
   cmd->add_option("REF", args->from, "Branch or snapshot to start from (default: current branch)");
   cmd->add_option("-n,--max-count", args->limit, "Show at most N snapshots");
   cmd->callback([&ctx, args] {
-    auto store = ctx.OpenStore();
-    if (!store) return;
+    auto db = ctx.OpenDb();
+    if (!db) return;
+    Store* store = &db->store();
     auto log = store->Log(args->from, args->limit);
     if (!log.ok()) return (void)ctx.Fail(log.status());
     nlohmann::json out = nlohmann::json::array();
@@ -136,8 +141,9 @@ void AddDiff(CLI::App& app, Context& ctx) {
   cmd->add_option("A", args->a, "Snapshot name or id, or WORKING")->required();
   cmd->add_option("B", args->b, "Snapshot name or id, or WORKING (default: WORKING)");
   cmd->callback([&ctx, args] {
-    auto store = ctx.OpenStore();
-    if (!store) return;
+    auto db = ctx.OpenDb();
+    if (!db) return;
+    Store* store = &db->store();
     auto diff = store->Diff(args->a, args->b);
     if (!diff.ok()) return (void)ctx.Fail(diff.status());
     nlohmann::json out = nlohmann::json::array();
@@ -166,8 +172,9 @@ void AddRestore(CLI::App& app, Context& ctx) {
   cmd->add_option("SNAPSHOT", args->first, "Snapshot name or id")->required();
   cmd->add_option("--branch", args->second, "Branch to restore (default: current)");
   cmd->callback([&ctx, args] {
-    auto store = ctx.OpenStore();
-    if (!store) return;
+    auto db = ctx.OpenDb();
+    if (!db) return;
+    Store* store = &db->store();
     Status st = store->Restore(args->first, args->second);
     if (!st.ok()) return (void)ctx.Fail(st);
     if (!ctx.global.json) std::cout << "restored working tree to " << args->first << "\n";
@@ -202,8 +209,9 @@ void AddBranch(CLI::App& app, Context& ctx) {
   cmd->add_option("--from", args->from, "Start the branch at this snapshot");
   cmd->add_flag("-d,--delete", args->remove, "Delete the branch and its working tree");
   cmd->callback([&ctx, args] {
-    auto store = ctx.OpenStore();
-    if (!store) return;
+    auto db = ctx.OpenDb();
+    if (!db) return;
+    Store* store = &db->store();
     if (args->name.empty()) return ListBranches(ctx, *store);
     Status st;
     if (args->remove) {
@@ -222,8 +230,9 @@ void AddCheckout(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand("checkout", "Make BRANCH the current branch");
   cmd->add_option("BRANCH", *name, "Branch name")->required();
   cmd->callback([&ctx, name] {
-    auto store = ctx.OpenStore();
-    if (!store) return;
+    auto db = ctx.OpenDb();
+    if (!db) return;
+    Store* store = &db->store();
     Status st = store->Checkout(*name);
     if (!st.ok()) return (void)ctx.Fail(st);
     if (!ctx.global.json) std::cout << "on branch " << *name << "\n";

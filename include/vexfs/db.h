@@ -1,0 +1,128 @@
+// vexfs::Db: the one door to a VexFS store. Every front end (the CLI, the mount,
+// the MCP server, Python, the C API) and every outside program opens a store
+// through it, and gets the same store with the same parts attached.
+//
+// What it guarantees
+// - Open and Create attach every extension this build has (the search index;
+//   the memory graph next) and those the caller hands in DbOptions::extensions,
+//   so a snapshot commits all of their data with the files, gc keeps their
+//   objects and fsck checks their records, whichever front end asked.
+// - An extension the store records but this program does not have (a newer
+//   release's, or another program's) is left alone: its tables are untouched,
+//   and every write that would lose its data (a snapshot, a restore, a branch
+//   from a snapshot, gc) is refused with an error naming it. Everything else
+//   works. unattached_extensions() lists such extensions, so a front end can say
+//   so.
+// - With background indexing on (the default), one thread indexes whatever any
+//   process commits to the store: it is woken by the store's commits themselves
+//   (vexfs::CommitWatch), so no writer notifies anything. A file closed through
+//   the mount, written by the CLI, MCP, Python, C or another program is found
+//   by a search once that thread reaches it (milliseconds for a note).
+// - The search index (and its embedder, which may load a model) is opened on
+//   first use, so commands that never search never pay for it.
+//
+// What it does not guarantee
+// - Background indexing runs only while a Db with it is open somewhere; a
+//   short-lived program that turns it off leaves the work queued (durably) for
+//   the next searcher, whose WaitIndexed() or search with wait does it.
+//
+// Thread-safety: a Db may be used from many threads at once; store() and the
+// index it hands out are thread-safe (vexfs/store.h, vexfs/index.h). Destroy a
+// Db only when no other thread uses it or anything it handed out. As with
+// Store, a process opens a store once; share the Db. Do not use a Db across
+// fork(): open it in the process that uses it.
+#ifndef VEXFS_DB_H_
+#define VEXFS_DB_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vexfs/extension.h"
+#include "vexfs/index.h"
+#include "vexfs/status.h"
+#include "vexfs/store.h"
+
+namespace vexfs {
+
+// Makes a program's own extension for an open store: registers its tables and
+// returns the hooks Db attaches. Called once per open.
+using ExtensionFactory = std::function<Result<std::shared_ptr<Extension>>(Store* store)>;
+
+struct DbOptions {
+  // Refuse every write with kReadOnly; no background indexing.
+  bool read_only = false;
+  // The branch this Db works on ("" = the one HEAD names). Front ends pass it
+  // to the store's and the index's calls; it is checked to exist at open.
+  std::string branch;
+  // Size of the memory map: Create records it (0 = kDefaultMapSize); Open uses
+  // the recorded one unless this is non-zero (for this process only).
+  uint64_t map_size = 0;
+  // Sync every commit (vexfs/store.h); the mount turns it off and syncs at fsync.
+  bool sync_on_commit = true;
+  // Create only: the store's text embedder ("" = the default, GloVe; see
+  // Index::SetEmbedder for the forms). Open ignores it.
+  std::string embedder;
+  // Index in a background thread, woken by every commit to the store.
+  bool background_indexing = true;
+  // Search settings (HNSW widths, the exact-scan threshold, an embedder
+  // override for this process).
+  IndexOptions index;
+  // The program's own extensions, attached at open beside the built-in ones.
+  std::vector<ExtensionFactory> extensions;
+};
+
+// The defaults: writable, the current branch, background indexing on.
+DbOptions DefaultDbOptions();
+
+class Db {
+ public:
+  // Opens the store in `path`. kNotFound if there is none; kBusy if this process
+  // has it open already; errors of the store's open, of attaching an extension,
+  // and kNotFound for an unknown DbOptions::branch.
+  static Result<std::unique_ptr<Db>> Open(const std::string& path,
+                                          const DbOptions& options = DefaultDbOptions());
+  // Creates a new, empty store in `path` (kAlreadyExists if one is there),
+  // records options.embedder (kInvalidArgument for a bad spec, and nothing is
+  // left behind), and opens it.
+  static Result<std::unique_ptr<Db>> Create(const std::string& path,
+                                            const DbOptions& options = DefaultDbOptions());
+  // Stops the background indexer (an unfinished batch stays queued) and closes.
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  Store& store();
+  const std::string& path() const;
+  // The branch DbOptions named ("" for the one HEAD names at each call).
+  const std::string& branch() const;
+  bool read_only() const;
+  // Names of extensions the store records that this Db has not attached.
+  const std::vector<std::string>& unattached_extensions() const;
+
+  // The search index, opened on first use (its embedder is loaded then).
+  // Errors of opening it are returned again on later calls.
+  Result<Index*> index();
+  // Indexes until the queue is empty (the caller's own drain, beside the
+  // background one). kReadOnly on a read-only Db.
+  Status WaitIndexed(const ProgressFn& progress = nullptr);
+  // Searches; `wait` first indexes what is queued (writable Db only), so a
+  // search right after a write finds it.
+  Result<SearchResult> Search(const SearchRequest& request, bool wait = false);
+  // Drains by this Db's index that indexed something (Index::IndexedVersion);
+  // 0 before the index is opened.
+  uint64_t IndexedVersion();
+  // Whether the background indexer runs.
+  bool background_indexing() const;
+
+ private:
+  struct Rep;
+  explicit Db(std::unique_ptr<Rep> rep);
+  std::unique_ptr<Rep> rep_;
+};
+
+}  // namespace vexfs
+
+#endif  // VEXFS_DB_H_

@@ -1,0 +1,70 @@
+// The one background indexer a vexfs::Db runs: a thread that drains the search
+// index's queue whenever the store commits, whoever committed (this process or
+// another), woken by the store's CommitWatch. No writer notifies it.
+//
+// It lives apart from the index because it is scheduling, not indexing: when to
+// drain, how to gather a burst of commits into one drain, how to back off after
+// a failure. The index only knows how to drain (Index::Wait) and catch its
+// lexical files up (Index::CatchUp).
+#ifndef VEXFS_DB_BACKGROUND_INDEXER_H_
+#define VEXFS_DB_BACKGROUND_INDEXER_H_
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <thread>
+
+#include "vexfs/extension.h"
+#include "vexfs/index.h"
+#include "vexfs/status.h"
+
+namespace vexfs::db {
+
+// A commit is indexed at once (a note is searchable about a millisecond after its
+// close) unless commits are arriving back to back: several since the last look,
+// or one within kBurstWindow of the last drain's end (a build, an unpacked
+// archive, a loop of small closes). Such a burst is gathered until the store has
+// been quiet for kIndexSettle, kIndexGatherLimit at most, and indexed together,
+// in a few transactions instead of one per file.
+inline constexpr uint64_t kBurstCommits = 3;
+inline constexpr auto kBurstWindow = std::chrono::milliseconds(10);
+inline constexpr int kIndexSettleMs = 2;
+inline constexpr auto kIndexGatherLimit = std::chrono::milliseconds(50);
+// With no commit, the thread still looks this often: on a file system whose
+// changes inotify does not report, this is how late indexing starts.
+inline constexpr int kIdleLookMs = 1000;
+// After a failed drain (an embedder that cannot run), the work stays queued and
+// the thread waits this long before trying again.
+inline constexpr int kRetryAfterFailureMs = 5000;
+
+class BackgroundIndexer {
+ public:
+  // `index` opens (or returns) the Db's index; it is called from the thread.
+  BackgroundIndexer(std::function<Result<Index*>()> index, std::unique_ptr<CommitWatch> watch);
+  // Stops the thread.
+  ~BackgroundIndexer();
+  BackgroundIndexer(const BackgroundIndexer&) = delete;
+  BackgroundIndexer& operator=(const BackgroundIndexer&) = delete;
+
+  void Start();
+  // Ends the thread; a drain in progress stops between batches (its work stays
+  // queued). Idempotent.
+  void Stop();
+
+ private:
+  void Run();
+  // Drains once; false if it failed.
+  bool DrainOnce(bool first);
+  // Waits for the store to be quiet for kIndexSettleMs, kIndexGatherLimit at most.
+  void GatherBurst(uint64_t counter);
+
+  std::function<Result<Index*>()> index_;
+  std::unique_ptr<CommitWatch> watch_;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+
+}  // namespace vexfs::db
+
+#endif  // VEXFS_DB_BACKGROUND_INDEXER_H_

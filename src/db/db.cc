@@ -1,0 +1,140 @@
+// vexfs::Db (vexfs/db.h): opening a store with every part attached, the lazily
+// opened index, and the one background indexer.
+#include "vexfs/db.h"
+
+#include <mutex>
+
+#include "db/background_indexer.h"
+
+namespace vexfs {
+
+struct Db::Rep {
+  std::string path;
+  DbOptions options;
+  std::unique_ptr<Store> store;
+  std::vector<std::string> unattached;
+  std::mutex index_mu;
+  std::unique_ptr<Index> index;  // guarded by index_mu until set; never reset
+  std::unique_ptr<db::BackgroundIndexer> indexer;
+
+  ~Rep() {
+    // The indexer uses the index, which uses the store: stop it first.
+    if (indexer) indexer->Stop();
+    indexer.reset();
+    index.reset();
+    store.reset();
+  }
+
+  Result<Index*> OpenIndex() {
+    std::lock_guard<std::mutex> lock(index_mu);
+    if (index) return index.get();
+    VEXFS_ASSIGN_OR_RETURN(index, Index::Open(store.get(), options.index));
+    return index.get();
+  }
+};
+
+DbOptions DefaultDbOptions() { return DbOptions(); }
+
+namespace {
+
+StoreOptions StoreOptionsFor(const DbOptions& options) {
+  StoreOptions out;
+  out.map_size = options.map_size;
+  out.sync_on_commit = options.sync_on_commit;
+  out.read_only = options.read_only;
+  return out;
+}
+
+// Attaches the built-in extensions, then the program's own.
+Status AttachExtensions(Store* store, const DbOptions& options) {
+  VEXFS_RETURN_IF_ERROR(Index::Attach(store));
+  for (const ExtensionFactory& make : options.extensions) {
+    VEXFS_ASSIGN_OR_RETURN(std::shared_ptr<Extension> extension, make(store));
+    if (extension == nullptr) return Status::InvalidArgument("an extension factory returned none");
+    VEXFS_RETURN_IF_ERROR(AttachExtension(store, std::move(extension)));
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> UnattachedExtensions(Store* store) {
+  VEXFS_ASSIGN_OR_RETURN(auto registrations, RegisteredExtensions(store));
+  std::vector<std::string> out;
+  for (const ExtensionRegistration& r : registrations) {
+    if (!r.attached) out.push_back(r.name);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const DbOptions& options) {
+  auto rep = std::make_unique<Rep>();
+  rep->path = path;
+  rep->options = options;
+  VEXFS_ASSIGN_OR_RETURN(rep->store, Store::Open(path, StoreOptionsFor(options)));
+  Store* store = rep->store.get();
+  if (!options.branch.empty()) VEXFS_RETURN_IF_ERROR(store->Tree(options.branch).status());
+  VEXFS_RETURN_IF_ERROR(AttachExtensions(store, options));
+  VEXFS_ASSIGN_OR_RETURN(rep->unattached, UnattachedExtensions(store));
+  if (options.background_indexing && !options.read_only) {
+    VEXFS_ASSIGN_OR_RETURN(auto watch, CommitWatch::Open(store));
+    Rep* raw = rep.get();
+    rep->indexer = std::make_unique<db::BackgroundIndexer>([raw] { return raw->OpenIndex(); },
+                                                           std::move(watch));
+    rep->indexer->Start();
+  }
+  return std::unique_ptr<Db>(new Db(std::move(rep)));
+}
+
+Result<std::unique_ptr<Db>> Db::Create(const std::string& path, const DbOptions& options) {
+  if (options.read_only) return Status::InvalidArgument("a store cannot be created read-only");
+  // A bad embedder is refused before anything is written.
+  if (!options.embedder.empty()) {
+    VEXFS_RETURN_IF_ERROR(Index::CheckEmbedder(options.embedder));
+  }
+  {
+    StoreOptions store_options = StoreOptionsFor(options);
+    VEXFS_ASSIGN_OR_RETURN(auto store, Store::Create(path, store_options));
+    // From the first write on, every change is queued for search one by one.
+    VEXFS_RETURN_IF_ERROR(Index::Enable(store.get()));
+    if (!options.embedder.empty()) {
+      VEXFS_RETURN_IF_ERROR(Index::SetEmbedder(store.get(), options.embedder));
+    }
+  }
+  DbOptions reopen = options;
+  reopen.map_size = 0;  // Create recorded it
+  return Open(path, reopen);
+}
+
+Db::Db(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
+Db::~Db() = default;
+
+Store& Db::store() { return *rep_->store; }
+const std::string& Db::path() const { return rep_->path; }
+const std::string& Db::branch() const { return rep_->options.branch; }
+bool Db::read_only() const { return rep_->options.read_only; }
+bool Db::background_indexing() const { return rep_->indexer != nullptr; }
+const std::vector<std::string>& Db::unattached_extensions() const { return rep_->unattached; }
+
+Result<Index*> Db::index() { return rep_->OpenIndex(); }
+
+Status Db::WaitIndexed(const ProgressFn& progress) {
+  if (read_only()) return Status::ReadOnly("a store opened read-only cannot index");
+  VEXFS_ASSIGN_OR_RETURN(Index * index, rep_->OpenIndex());
+  return index->Wait(progress);
+}
+
+Result<SearchResult> Db::Search(const SearchRequest& request, bool wait) {
+  VEXFS_ASSIGN_OR_RETURN(Index * index, rep_->OpenIndex());
+  if (wait && !read_only()) VEXFS_RETURN_IF_ERROR(index->Wait());
+  SearchRequest scoped = request;
+  if (scoped.snapshot.empty() && scoped.branch.empty()) scoped.branch = branch();
+  return index->Search(scoped);
+}
+
+uint64_t Db::IndexedVersion() {
+  std::lock_guard<std::mutex> lock(rep_->index_mu);
+  return rep_->index ? rep_->index->IndexedVersion() : 0;
+}
+
+}  // namespace vexfs

@@ -1,0 +1,269 @@
+// vexfs::Db: one open attaches what the store needs, the background indexer
+// follows the store's own commits (this process's and other processes') with
+// nobody notifying it, an extension the program lacks leaves its data alone,
+// and the default search mode follows the embedder.
+#include "vexfs/db.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "store/journal_extension.h"
+#include "test_util.h"
+
+namespace vexfs {
+namespace {
+
+using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
+
+class DbTest : public ::testing::Test {
+ protected:
+  void SetUp() override { path_ = dir_.path() + "/store"; }
+
+  // Creates the store with the lexical hash embedder (no model files needed).
+  std::unique_ptr<Db> CreateDb(DbOptions options = DefaultDbOptions()) {
+    options.sync_on_commit = false;
+    if (options.embedder.empty()) options.embedder = "hash";
+    auto db = Db::Create(path_, options);
+    EXPECT_TRUE(db.ok()) << db.status().ToString();
+    return db.ok() ? std::move(*db) : nullptr;
+  }
+
+  // Searches without indexing first until `path` is the best hit, for 20 s at most.
+  static bool FoundWithoutWaiting(Db& db, const std::string& query, const std::string& path) {
+    SearchRequest r;
+    r.query = query;
+    auto deadline = Clock::now() + std::chrono::seconds(20);
+    while (Clock::now() < deadline) {
+      auto result = db.Search(r, /*wait=*/false);
+      if (result.ok() && !result->hits.empty() && result->hits[0].path == path) return true;
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    return false;
+  }
+
+  // Runs the vexfs CLI (VEXFS_BIN) on this store in another process.
+  int RunCli(const std::string& args) {
+    const char* bin = std::getenv("VEXFS_BIN");
+    EXPECT_NE(bin, nullptr) << "VEXFS_BIN is not set";
+    if (bin == nullptr) return -1;
+    std::string command = std::string(bin) + " --store " + path_ + " " + args;
+    return std::system(command.c_str());
+  }
+
+  test::TempDir dir_;
+  std::string path_;
+};
+
+TEST_F(DbTest, TheCommitWatchWakesOnThisProcesssAndAnotherProcesssCommits) {
+  DbOptions options;
+  options.background_indexing = false;
+  auto db = CreateDb(options);
+  ASSERT_NE(db, nullptr);
+  ASSIGN_OR_FAIL(auto watch, CommitWatch::Open(&db->store()));
+  uint64_t before = watch->LastCommit();
+  // Nothing committed: the wait runs out.
+  EXPECT_EQ(watch->WaitPast(before, 50), before);
+  std::thread writer([&] {
+    std::this_thread::sleep_for(milliseconds(100));
+    ASSIGN_OR_FAIL(auto tree, db->store().Tree());
+    ASSERT_OK(test::PutFile(tree.get(), "a.txt", "in process"));
+  });
+  auto start = Clock::now();
+  uint64_t after = watch->WaitPast(before, 10000);
+  writer.join();
+  EXPECT_GT(after, before);
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5)) << "woke by timeout, not by the commit";
+
+  std::ofstream(dir_.path() + "/b.txt") << "from another process\n";
+  uint64_t seen = watch->LastCommit();
+  std::thread other([&] { EXPECT_EQ(RunCli("put " + dir_.path() + "/b.txt b.txt"), 0); });
+  EXPECT_GT(watch->WaitPast(seen, 20000), seen);
+  other.join();
+
+  watch->Interrupt();
+  start = Clock::now();
+  uint64_t last = watch->LastCommit();
+  EXPECT_EQ(watch->WaitPast(last, 10000), last);
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5)) << "an interrupt did not end the wait";
+}
+
+TEST_F(DbTest, AWriteInThisProcessIsSearchableWithNobodyNotifying) {
+  auto db = CreateDb();
+  ASSERT_NE(db, nullptr);
+  ASSERT_TRUE(db->background_indexing());
+  ASSIGN_OR_FAIL(auto tree, db->store().Tree());
+  ASSERT_OK(test::PutFile(tree.get(), "notes/deploy.md", "rollback the helm release"));
+  EXPECT_TRUE(FoundWithoutWaiting(*db, "helm rollback", "notes/deploy.md"));
+  // Later writes too: the indexer keeps following commits.
+  ASSERT_OK(test::PutFile(tree.get(), "notes/food.md", "oat milk and rye bread"));
+  EXPECT_TRUE(FoundWithoutWaiting(*db, "rye bread", "notes/food.md"));
+}
+
+TEST_F(DbTest, AnotherProcesssWriteIsSearchableWithNobodyNotifying) {
+  auto db = CreateDb();
+  ASSERT_NE(db, nullptr);
+  std::ofstream(dir_.path() + "/plan.md") << "migrate the postgres cluster on friday\n";
+  ASSERT_EQ(RunCli("put " + dir_.path() + "/plan.md plan.md"), 0);
+  EXPECT_TRUE(FoundWithoutWaiting(*db, "postgres cluster", "plan.md"));
+}
+
+TEST_F(DbTest, ABurstOfCommitsIsAllIndexed) {
+  auto db = CreateDb();
+  ASSERT_NE(db, nullptr);
+  ASSIGN_OR_FAIL(auto tree, db->store().Tree());
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_OK(test::PutFile(tree.get(), "burst/" + std::to_string(i) + ".txt",
+                            "note number w" + std::to_string(i) + "x"));
+  }
+  EXPECT_TRUE(FoundWithoutWaiting(*db, "w199x", "burst/199.txt"));
+  EXPECT_TRUE(FoundWithoutWaiting(*db, "w0x", "burst/0.txt"));
+  ASSIGN_OR_FAIL(Index * index, db->index());
+  auto deadline = Clock::now() + std::chrono::seconds(20);
+  uint64_t queued = 1;
+  while (queued > 0 && Clock::now() < deadline) {
+    ASSIGN_OR_FAIL(IndexStatus status, index->GetStatus());
+    queued = status.queued;
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  EXPECT_EQ(queued, 0u);
+}
+
+TEST_F(DbTest, WithoutBackgroundIndexingASearchThatWaitsIndexes) {
+  DbOptions options;
+  options.background_indexing = false;
+  auto db = CreateDb(options);
+  ASSERT_NE(db, nullptr);
+  EXPECT_FALSE(db->background_indexing());
+  ASSIGN_OR_FAIL(auto tree, db->store().Tree());
+  ASSERT_OK(test::PutFile(tree.get(), "a.md", "kubernetes ingress notes"));
+  SearchRequest r;
+  r.query = "ingress";
+  std::this_thread::sleep_for(milliseconds(200));
+  ASSIGN_OR_FAIL(SearchResult early, db->Search(r, /*wait=*/false));
+  EXPECT_TRUE(early.hits.empty());
+  EXPECT_EQ(early.unindexed_files, 1u);
+  ASSIGN_OR_FAIL(SearchResult late, db->Search(r, /*wait=*/true));
+  ASSERT_EQ(late.hits.size(), 1u);
+  EXPECT_EQ(late.hits[0].path, "a.md");
+}
+
+ExtensionFactory Journal() {
+  return [](Store* store) -> Result<std::shared_ptr<Extension>> {
+    VEXFS_ASSIGN_OR_RETURN(auto tables, RegisterTables(store, {{"journal", TableScope::kPerBranch}}));
+    return std::shared_ptr<Extension>(std::make_shared<test::JournalExtension>(tables[0]));
+  };
+}
+
+TEST_F(DbTest, AnExtensionThisProgramLacksKeepsItsDataAndNamesItselfInRefusals) {
+  DbOptions with;
+  with.extensions = {Journal()};
+  {
+    auto db = CreateDb(with);
+    ASSERT_NE(db, nullptr);
+    EXPECT_TRUE(db->unattached_extensions().empty());
+    auto journal = std::static_pointer_cast<test::JournalExtension>(
+        FindExtension(&db->store(), "journal"));
+    ASSERT_NE(journal, nullptr);
+    ASSERT_OK(journal->Write(&db->store(), {"first line"}));
+    ASSERT_OK(db->store().CreateSnapshot("one", "", {}).status());
+  }
+  {
+    DbOptions without;
+    without.sync_on_commit = false;
+    ASSIGN_OR_FAIL(auto db, Db::Open(path_, without));
+    EXPECT_EQ(db->unattached_extensions(), std::vector<std::string>{"journal"});
+    // Files are written as ever...
+    ASSIGN_OR_FAIL(auto tree, db->store().Tree());
+    ASSERT_OK(test::PutFile(tree.get(), "a.txt", "still writable"));
+    // ...but what would drop the journal's data is refused, naming it.
+    auto snap = db->store().CreateSnapshot("two", "", {});
+    ASSERT_FALSE(snap.ok());
+    EXPECT_EQ(snap.status().code(), StatusCode::kNotSupported);
+    EXPECT_NE(snap.status().message().find("'journal'"), std::string::npos) << snap.status().ToString();
+    Status restore = db->store().Restore("one");
+    EXPECT_EQ(restore.code(), StatusCode::kNotSupported);
+    EXPECT_NE(restore.message().find("'journal'"), std::string::npos) << restore.ToString();
+  }
+  ASSIGN_OR_FAIL(auto db, Db::Open(path_, with));
+  EXPECT_TRUE(db->unattached_extensions().empty());
+  auto journal =
+      std::static_pointer_cast<test::JournalExtension>(FindExtension(&db->store(), "journal"));
+  ASSIGN_OR_FAIL(auto lines, journal->Read(&db->store()));
+  EXPECT_EQ(lines, std::vector<std::string>{"first line"});
+  ASSERT_OK(db->store().CreateSnapshot("two", "", {}).status());
+}
+
+TEST_F(DbTest, TheDefaultModeFollowsTheEmbedder) {
+  // Word vectors and hash: lexical (their fusion ranks below BM25).
+  {
+    DbOptions options;
+    options.background_indexing = false;
+    auto db = CreateDb(options);
+    ASSERT_NE(db, nullptr);
+    ASSIGN_OR_FAIL(auto tree, db->store().Tree());
+    ASSERT_OK(test::PutFile(tree.get(), "a.md", "kubernetes ingress notes"));
+    SearchRequest r;
+    r.query = "ingress";
+    ASSIGN_OR_FAIL(SearchResult result, db->Search(r, true));
+    EXPECT_EQ(result.mode, "lexical");
+  }
+  std::filesystem::remove_all(path_);
+  // An exec model that declares itself a sentence model: hybrid.
+  std::string script = dir_.path() + "/sentence_embedder.py";
+  std::ofstream(script) << "import json, sys\n"
+                           "for line in sys.stdin:\n"
+                           "    m = json.loads(line)\n"
+                           "    if m.get('op') == 'info':\n"
+                           "        print(json.dumps({'model': 's2', 'dim': 2, 'kind': 'sentence'}))\n"
+                           "    else:\n"
+                           "        print(json.dumps([1.0, float(len(m['text']) % 7)]))\n"
+                           "    sys.stdout.flush()\n";
+  DbOptions options;
+  options.background_indexing = false;
+  options.embedder = "exec:exec python3 " + script;
+  auto db = CreateDb(options);
+  ASSERT_NE(db, nullptr);
+  ASSIGN_OR_FAIL(auto tree, db->store().Tree());
+  ASSERT_OK(test::PutFile(tree.get(), "a.md", "kubernetes ingress notes"));
+  SearchRequest r;
+  r.query = "ingress";
+  ASSIGN_OR_FAIL(SearchResult hybrid, db->Search(r, true));
+  EXPECT_EQ(hybrid.mode, "hybrid");
+  r.mode = SearchMode::kLexical;  // an explicit mode still wins
+  ASSIGN_OR_FAIL(SearchResult lexical, db->Search(r, false));
+  EXPECT_EQ(lexical.mode, "lexical");
+}
+
+TEST_F(DbTest, BadOptionsAreRefusedAndLeaveNothingBehind) {
+  DbOptions bad;
+  bad.embedder = "no-such-embedder";
+  auto db = Db::Create(path_, bad);
+  ASSERT_FALSE(db.ok());
+  EXPECT_EQ(db.status().code(), StatusCode::kInvalidArgument) << db.status().ToString();
+  EXPECT_FALSE(std::filesystem::exists(path_ + "/data.mdb"));
+  EXPECT_EQ(Db::Open(path_).status().code(), StatusCode::kNotFound);
+  auto created = CreateDb();
+  ASSERT_NE(created, nullptr);
+  created.reset();
+  DbOptions branch;
+  branch.branch = "no-such-branch";
+  EXPECT_EQ(Db::Open(path_, branch).status().code(), StatusCode::kNotFound);
+  DbOptions read_only;
+  read_only.read_only = true;
+  EXPECT_EQ(Db::Create(dir_.path() + "/other", read_only).status().code(),
+            StatusCode::kInvalidArgument);
+  ASSIGN_OR_FAIL(auto ro, Db::Open(path_, read_only));
+  EXPECT_FALSE(ro->background_indexing());
+  EXPECT_EQ(ro->WaitIndexed().code(), StatusCode::kReadOnly);
+}
+
+}  // namespace
+}  // namespace vexfs
