@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include "store/journal_extension.h"
@@ -201,21 +202,31 @@ TEST_F(DbTest, AnExtensionThisProgramLacksKeepsItsDataAndNamesItselfInRefusals) 
   ASSERT_OK(db->store().CreateSnapshot("two", "", {}).status());
 }
 
+// The mode that answers a text search naming none, on a new store with `embedder`;
+// with `explicit_mode`, the mode that answers one naming it.
+std::string ModeThatAnswers(const std::string& path, const std::string& embedder,
+                            std::optional<SearchMode> explicit_mode = std::nullopt) {
+  std::filesystem::remove_all(path);
+  DbOptions options;
+  options.background_indexing = false;
+  options.sync_on_commit = false;
+  options.embedder = embedder;
+  auto db = Db::Create(path, options);
+  EXPECT_TRUE(db.ok()) << db.status().ToString();
+  if (!db.ok()) return "";
+  auto tree = (*db)->store().Tree();
+  EXPECT_TRUE(tree.ok() && test::PutFile(tree->get(), "a.md", "kubernetes ingress notes").ok());
+  SearchRequest r;
+  r.query = "ingress";
+  r.mode = explicit_mode;
+  auto result = (*db)->Search(r, /*wait=*/true);
+  EXPECT_TRUE(result.ok()) << result.status().ToString();
+  return result.ok() ? result->mode : "";
+}
+
 TEST_F(DbTest, TheDefaultModeFollowsTheEmbedder) {
   // Word vectors and hash: lexical (their fusion ranks below BM25).
-  {
-    DbOptions options;
-    options.background_indexing = false;
-    auto db = CreateDb(options);
-    ASSERT_NE(db, nullptr);
-    ASSIGN_OR_FAIL(auto tree, db->store().Tree());
-    ASSERT_OK(test::PutFile(tree.get(), "a.md", "kubernetes ingress notes"));
-    SearchRequest r;
-    r.query = "ingress";
-    ASSIGN_OR_FAIL(SearchResult result, db->Search(r, true));
-    EXPECT_EQ(result.mode, "lexical");
-  }
-  std::filesystem::remove_all(path_);
+  EXPECT_EQ(ModeThatAnswers(path_, "hash"), "lexical");
   // An exec model that declares itself a sentence model: hybrid.
   std::string script = dir_.path() + "/sentence_embedder.py";
   std::ofstream(script) << "import json, sys\n"
@@ -226,20 +237,10 @@ TEST_F(DbTest, TheDefaultModeFollowsTheEmbedder) {
                            "    else:\n"
                            "        print(json.dumps([1.0, float(len(m['text']) % 7)]))\n"
                            "    sys.stdout.flush()\n";
-  DbOptions options;
-  options.background_indexing = false;
-  options.embedder = "exec:exec python3 " + script;
-  auto db = CreateDb(options);
-  ASSERT_NE(db, nullptr);
-  ASSIGN_OR_FAIL(auto tree, db->store().Tree());
-  ASSERT_OK(test::PutFile(tree.get(), "a.md", "kubernetes ingress notes"));
-  SearchRequest r;
-  r.query = "ingress";
-  ASSIGN_OR_FAIL(SearchResult hybrid, db->Search(r, true));
-  EXPECT_EQ(hybrid.mode, "hybrid");
-  r.mode = SearchMode::kLexical;  // an explicit mode still wins
-  ASSIGN_OR_FAIL(SearchResult lexical, db->Search(r, false));
-  EXPECT_EQ(lexical.mode, "lexical");
+  std::string sentence = "exec:exec python3 " + script;
+  EXPECT_EQ(ModeThatAnswers(path_, sentence), "hybrid");
+  // An explicit mode still wins.
+  EXPECT_EQ(ModeThatAnswers(path_, sentence, SearchMode::kLexical), "lexical");
 }
 
 TEST_F(DbTest, BadOptionsAreRefusedAndLeaveNothingBehind) {
