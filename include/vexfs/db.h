@@ -52,7 +52,8 @@ namespace vexfs {
 using ExtensionFactory = std::function<Result<std::shared_ptr<Extension>>(Store* store)>;
 
 struct DbOptions {
-  // Refuse every write with kReadOnly; no background indexing.
+  // Refuse every write with kReadOnly; no background indexing. A store whose
+  // files this process cannot write opens read-only whatever this says.
   bool read_only = false;
   // The branch this Db works on ("" = the one HEAD names). Front ends pass it
   // to the store's and the index's calls; it is checked to exist at open.

@@ -76,7 +76,9 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const DbOptions& o
   if (!options.branch.empty()) VEXFS_RETURN_IF_ERROR(store->Tree(options.branch).status());
   VEXFS_RETURN_IF_ERROR(AttachExtensions(store, options));
   VEXFS_ASSIGN_OR_RETURN(rep->unattached, UnattachedExtensions(store));
-  if (options.background_indexing && !options.read_only) {
+  // A store whose files are read-only opens read-only whatever was asked.
+  if (IsReadOnly(store)) rep->options.read_only = true;
+  if (options.background_indexing && !rep->options.read_only) {
     VEXFS_ASSIGN_OR_RETURN(auto watch, CommitWatch::Open(store));
     Rep* raw = rep.get();
     rep->indexer = std::make_unique<db::BackgroundIndexer>([raw] { return raw->OpenIndex(); },
