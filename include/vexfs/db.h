@@ -121,6 +121,7 @@ class Db {
  private:
   struct Rep;
   explicit Db(std::unique_ptr<Rep> rep);
+  static Result<std::unique_ptr<Db>> Attach(std::unique_ptr<Store> store, const DbOptions& options);
   std::unique_ptr<Rep> rep_;
 };
 

@@ -21,7 +21,6 @@
 struct vexfs_store {
   std::unique_ptr<vexfs::Db> db;  // with its search index, opened by the first search
   std::string branch;  // "" = the current branch
-  bool read_only = false;
 };
 
 struct vexfs_search_result {
@@ -86,7 +85,6 @@ int OpenOrCreate(bool create, const char* path, const vexfs_store_params* params
   auto handle = std::make_unique<vexfs_store>();
   handle->db = std::move(*db);
   handle->branch = OrEmpty(p.branch);
-  handle->read_only = options.read_only;
   *out = handle.release();
   return VEXFS_OK;
 }

@@ -9,21 +9,14 @@
 namespace vexfs {
 
 struct Db::Rep {
-  std::string path;
+  // Declared in the order they are built: destruction runs backwards, so the
+  // indexer stops before the index it uses goes, and the index before the store.
   DbOptions options;
   std::unique_ptr<Store> store;
   std::vector<std::string> unattached;
   std::mutex index_mu;
   std::unique_ptr<Index> index;  // guarded by index_mu until set; never reset
   std::unique_ptr<db::BackgroundIndexer> indexer;
-
-  ~Rep() {
-    // The indexer uses the index, which uses the store: stop it first.
-    if (indexer) indexer->Stop();
-    indexer.reset();
-    index.reset();
-    store.reset();
-  }
 
   Result<Index*> OpenIndex() {
     std::lock_guard<std::mutex> lock(index_mu);
@@ -67,11 +60,12 @@ Result<std::vector<std::string>> UnattachedExtensions(Store* store) {
 
 }  // namespace
 
-Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const DbOptions& options) {
+// Everything Open and Create share once the store is open: the branch check, the
+// extensions, and the background indexer.
+Result<std::unique_ptr<Db>> Db::Attach(std::unique_ptr<Store> opened, const DbOptions& options) {
   auto rep = std::make_unique<Rep>();
-  rep->path = path;
   rep->options = options;
-  VEXFS_ASSIGN_OR_RETURN(rep->store, Store::Open(path, StoreOptionsFor(options)));
+  rep->store = std::move(opened);
   Store* store = rep->store.get();
   if (!options.branch.empty()) VEXFS_RETURN_IF_ERROR(store->Tree(options.branch).status());
   VEXFS_RETURN_IF_ERROR(AttachExtensions(store, options));
@@ -88,31 +82,31 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const DbOptions& o
   return std::unique_ptr<Db>(new Db(std::move(rep)));
 }
 
+Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const DbOptions& options) {
+  VEXFS_ASSIGN_OR_RETURN(auto store, Store::Open(path, StoreOptionsFor(options)));
+  return Attach(std::move(store), options);
+}
+
 Result<std::unique_ptr<Db>> Db::Create(const std::string& path, const DbOptions& options) {
   if (options.read_only) return Status::InvalidArgument("a store cannot be created read-only");
   // A bad embedder is refused before anything is written.
   if (!options.embedder.empty()) {
     VEXFS_RETURN_IF_ERROR(Index::CheckEmbedder(options.embedder));
   }
-  {
-    StoreOptions store_options = StoreOptionsFor(options);
-    VEXFS_ASSIGN_OR_RETURN(auto store, Store::Create(path, store_options));
-    // From the first write on, every change is queued for search one by one.
-    VEXFS_RETURN_IF_ERROR(Index::Enable(store.get()));
-    if (!options.embedder.empty()) {
-      VEXFS_RETURN_IF_ERROR(Index::SetEmbedder(store.get(), options.embedder));
-    }
+  VEXFS_ASSIGN_OR_RETURN(auto store, Store::Create(path, StoreOptionsFor(options)));
+  // Recording the embedder also registers the index, so every change from the
+  // first write on is queued for it one by one (Attach does it otherwise).
+  if (!options.embedder.empty()) {
+    VEXFS_RETURN_IF_ERROR(Index::SetEmbedder(store.get(), options.embedder));
   }
-  DbOptions reopen = options;
-  reopen.map_size = 0;  // Create recorded it
-  return Open(path, reopen);
+  return Attach(std::move(store), options);
 }
 
 Db::Db(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
 Db::~Db() = default;
 
 Store& Db::store() { return *rep_->store; }
-const std::string& Db::path() const { return rep_->path; }
+const std::string& Db::path() const { return rep_->store->path(); }
 const std::string& Db::branch() const { return rep_->options.branch; }
 bool Db::read_only() const { return rep_->options.read_only; }
 bool Db::background_indexing() const { return rep_->indexer != nullptr; }

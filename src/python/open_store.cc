@@ -20,7 +20,7 @@ Result<std::shared_ptr<OpenStore>> OpenStore::Open(const std::string& path,
   auto db = options.create ? Db::Create(path, db_options) : Db::Open(path, db_options);
   if (!db.ok()) return db.status();
   auto core = std::make_shared<StoreCore>(std::move(*db));
-  OpenStore checked_out(std::move(core), "", options.read_only);
+  OpenStore checked_out(std::move(core), "");
   return checked_out.OnBranch(options.branch);
 }
 
@@ -29,7 +29,7 @@ Result<std::shared_ptr<OpenStore>> OpenStore::OnBranch(const std::string& branch
     // An unknown branch is named now, not at the first call that uses it.
     VEXFS_RETURN_IF_ERROR(core_->store().Tree(branch).status());
   }
-  return std::make_shared<OpenStore>(core_, branch, read_only_);
+  return std::make_shared<OpenStore>(core_, branch);
 }
 
 Result<std::unique_ptr<TreeView>> OpenStore::View(const std::string& at) {

@@ -48,8 +48,8 @@ class OpenStore {
  public:
   static Result<std::shared_ptr<OpenStore>> Open(const std::string& path,
                                                  const OpenOptions& options);
-  OpenStore(std::shared_ptr<StoreCore> core, std::string branch, bool read_only)
-      : core_(std::move(core)), branch_(std::move(branch)), read_only_(read_only) {}
+  OpenStore(std::shared_ptr<StoreCore> core, std::string branch)
+      : core_(std::move(core)), branch_(std::move(branch)) {}
   OpenStore(const OpenStore&) = delete;
   OpenStore& operator=(const OpenStore&) = delete;
 
@@ -58,7 +58,7 @@ class OpenStore {
 
   Store& store() { return core_->store(); }
   const std::string& branch() const { return branch_; }
-  bool read_only() const { return read_only_; }
+  bool read_only() const { return core_->db().read_only(); }
 
   // Creates or replaces the file at `path` (missing parents made) and sets each
   // of `meta` as a metadata key (what search's `where` matches), in one
@@ -97,7 +97,6 @@ class OpenStore {
 
   const std::shared_ptr<StoreCore> core_;
   const std::string branch_;
-  const bool read_only_;
 };
 
 }  // namespace vexfs::python

@@ -16,13 +16,12 @@
 #include <chrono>
 #include <cstring>
 
-#include "store/store_impl.h"
 #include "vexfs/extension.h"
 
 namespace vexfs {
 
 struct CommitWatch::Rep {
-  MDB_env* env = nullptr;
+  Store* store = nullptr;
   int inotify_fd = -1;
   int wake_fd = -1;  // an eventfd: Interrupt() writes it
   std::atomic<bool> interrupted{false};
@@ -49,7 +48,7 @@ Status Errno(const std::string& what) {
 
 Result<std::unique_ptr<CommitWatch>> CommitWatch::Open(Store* store) {
   auto rep = std::make_unique<Rep>();
-  rep->env = internal::ImplOf(store)->lmdb().env();
+  rep->store = store;
   rep->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (rep->inotify_fd < 0) return Errno("inotify_init1");
   std::string data_file = store->path() + "/data.mdb";
@@ -64,11 +63,7 @@ Result<std::unique_ptr<CommitWatch>> CommitWatch::Open(Store* store) {
 CommitWatch::CommitWatch(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
 CommitWatch::~CommitWatch() = default;
 
-uint64_t CommitWatch::LastCommit() const {
-  MDB_envinfo info{};
-  mdb_env_info(rep_->env, &info);
-  return info.me_last_txnid;
-}
+uint64_t CommitWatch::LastCommit() const { return rep_->store->LastCommitId(); }
 
 uint64_t CommitWatch::WaitPast(uint64_t seen, int timeout_ms) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);

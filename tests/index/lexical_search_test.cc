@@ -449,6 +449,7 @@ TEST_F(LexicalSearchTest, TheBackgroundIndexerWritesTheXapianFiles) {
   }
   // Shutting down while more is written leaves files the next open can use.
   for (int i = 0; i < 400; ++i) Write("late/" + std::to_string(i) + ".md", Words(rnd, 300));
+  indexer.Stop();  // the index it drains goes next, as a Db stops it first
   OpenIndex();
   ASSERT_OK(index_->Wait());
   SearchRequest r;

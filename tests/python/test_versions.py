@@ -128,7 +128,9 @@ def test_to_dict_of_versions_equals_the_cli_json(store, cli):
     assert [b.to_dict() for b in store.branches()] == cli("branch", json_out=True)
 
 
-def test_long_calls_report_progress_and_reraise_what_it_raises(store):
+def test_long_calls_report_progress_and_reraise_what_it_raises(store_path):
+    # The indexing reported here is wait_indexed's own: no background thread first.
+    store = vexfs.Store.create(store_path, background_indexing=False)
     # gc and fsck report every few thousand objects: a store of some thousands.
     for i in range(2500):
         store.write(f"many/{i:05d}.txt", f"file {i} of many")
@@ -150,3 +152,4 @@ def test_long_calls_report_progress_and_reraise_what_it_raises(store):
     with pytest.raises(TypeError, match="callable"):
         store.gc(progress=3)
     assert store.fsck().ok  # the interrupted report changed nothing
+    store.close()
