@@ -178,9 +178,20 @@ Store::~Store() = default;
 const std::string& Store::path() const { return impl_->path(); }
 
 uint64_t Store::LastCommitId() const {
-  MDB_envinfo info;
-  mdb_env_info(impl_->lmdb().env(), &info);
-  return info.me_last_txnid;
+  // Not mdb_env_info's id: LMDB writes a commit's meta page (which that reads)
+  // before it publishes the commit to new readers, so for a moment that id is
+  // ahead of every read. A cache keyed on it then kept a view built without the
+  // commit under the commit's id, until the next write: a note written, indexed
+  // and never found.
+  MDB_txn* txn = nullptr;
+  if (mdb_txn_begin(impl_->lmdb().env(), nullptr, MDB_RDONLY, &txn) != 0) {
+    MDB_envinfo info;  // no reader slot free: the file's id is the best left
+    mdb_env_info(impl_->lmdb().env(), &info);
+    return info.me_last_txnid;
+  }
+  uint64_t id = mdb_txn_id(txn);
+  mdb_txn_abort(txn);
+  return id;
 }
 
 Result<std::unique_ptr<Store>> Store::Create(const std::string& path,
