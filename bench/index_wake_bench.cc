@@ -60,7 +60,7 @@ Latencies Measure(const std::string& dir, const std::string& vexfs, bool watch, 
     poller = std::thread([&] {
       while (!stop) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        Check(db->WaitIndexed(), "poll");
+        Check(CheckValue(db->index(), "index")->Wait(), "poll");
       }
     });
   }

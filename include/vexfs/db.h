@@ -18,6 +18,11 @@
 //   (vexfs::CommitWatch), so no writer notifies anything. A file closed through
 //   the mount, written by the CLI, MCP, Python, C or another program is found
 //   by a search once that thread reaches it (milliseconds for a note).
+// - No search builds an index. The background indexer's second thread, or
+//   WaitIndexed(), builds the Xapian checkpoint and the HNSW graphs after each
+//   drain and publishes them whole; a search meanwhile answers from what is
+//   published and scores the vectors a graph lacks exactly, so it gets the
+//   same answers, sooner.
 // - The search index (and its embedder, which may load a model) is opened on
 //   first use, so commands that never search never pay for it.
 //
@@ -107,10 +112,15 @@ class Db {
   // Errors of opening it are returned again on later calls.
   Result<Index*> index();
   // Indexes until the queue is empty (the caller's own drain, beside the
-  // background one). kReadOnly on a read-only Db.
-  Status WaitIndexed(const ProgressFn& progress = nullptr);
-  // Searches; `wait` first indexes what is queued (writable Db only), so a
-  // search right after a write finds it.
+  // background one), then builds what searches use (Index::CatchUp), so the
+  // next search of this Db's branch is as fast as any later one. `progress`
+  // follows the drain, `graph_progress` the graph builds. kReadOnly on a
+  // read-only Db.
+  Status WaitIndexed(const ProgressFn& progress = nullptr,
+                     const ProgressFn& graph_progress = nullptr);
+  // Searches; `wait` first drains what is queued (writable Db only), so a
+  // search right after a write finds it. It builds nothing: what the graphs
+  // lack is scored exactly.
   Result<SearchResult> Search(const SearchRequest& request, bool wait = false);
   // Drains by this Db's index that indexed something (Index::IndexedVersion);
   // 0 before the index is opened.

@@ -199,11 +199,18 @@ class Index {
   // Indexes until the queue is empty, or until `stop` (checked between batches)
   // says so. Embedder errors stop it; the work stays queued.
   Status Wait(const ProgressFn& progress = nullptr, const std::function<bool()>& stop = nullptr);
-  // Brings the lexical index's files up to the passage log after a drain, so the
-  // next search finds it loaded and caught up; `stop` ends a checkpoint build
-  // between commits, unpublished. Errors are left for the next search to report.
-  // vexfs::Db's background indexer calls it after each drain that did work.
-  void CatchUp(const std::function<bool()>& stop = nullptr);
+  // Builds what searches use from the logs a drain wrote, so no search builds
+  // anything: the lexical index's checkpoint (loaded and caught up), the HNSW
+  // graph of every dense model with more than IndexOptions::exact_max_visible
+  // vectors (grown, checkpointed when due, and published whole: searches
+  // meanwhile use the graph published before, and score what it lacks
+  // exactly), and the catalogs of `branch`'s working tree. `progress` follows
+  // the graph builds; `stop` ends a build between FAISS adds (at most 65,536
+  // vectors) or Xapian commits, unpublished. vexfs::Db's background indexer
+  // calls it after each drain that did work, on a thread of its own, and
+  // Db::WaitIndexed after its drain.
+  Status CatchUp(const std::function<bool()>& stop = nullptr,
+                 const ProgressFn& progress = nullptr, std::string_view branch = "");
   // The mode of a text request that names none: hybrid where the embedder
   // embeds sentences (a GGUF model, or an exec model declaring
   // "kind":"sentence"), lexical with word vectors or hash, whose hybrid ranks

@@ -1,4 +1,5 @@
-// The background indexer's loop: wait for a commit, gather a burst, drain.
+// The background indexer's loops: wait for a commit, gather a burst, drain; and
+// after a drain that did work, build.
 #include "db/background_indexer.h"
 
 #include <limits>
@@ -6,8 +7,8 @@
 namespace vexfs::db {
 
 BackgroundIndexer::BackgroundIndexer(std::function<Result<Index*>()> index,
-                                     std::unique_ptr<CommitWatch> watch)
-    : index_(std::move(index)), watch_(std::move(watch)) {}
+                                     std::unique_ptr<CommitWatch> watch, std::string branch)
+    : index_(std::move(index)), watch_(std::move(watch)), branch_(std::move(branch)) {}
 
 BackgroundIndexer::~BackgroundIndexer() { Stop(); }
 
@@ -16,12 +17,42 @@ void BackgroundIndexer::Start() {
   stopping_ = false;
   watch_->ClearInterrupt();
   thread_ = std::thread([this] { Run(); });
+  builder_ = std::thread([this] { RunBuilds(); });
 }
 
 void BackgroundIndexer::Stop() {
-  stopping_ = true;
+  {
+    std::lock_guard lock(build_mu_);
+    stopping_ = true;
+  }
+  build_cv_.notify_all();
   watch_->Interrupt();
   if (thread_.joinable()) thread_.join();
+  if (builder_.joinable()) builder_.join();
+}
+
+void BackgroundIndexer::RequestBuild() {
+  {
+    std::lock_guard lock(build_mu_);
+    build_requested_ = true;
+  }
+  build_cv_.notify_one();
+}
+
+void BackgroundIndexer::RunBuilds() {
+  auto stop = [this] { return stopping_.load(); };
+  for (;;) {
+    {
+      std::unique_lock lock(build_mu_);
+      build_cv_.wait(lock, [this] { return build_requested_ || stopping_; });
+      if (stopping_) return;
+      build_requested_ = false;  // drains during this build ask for one more
+    }
+    auto index = index_();
+    // Errors (a full disk, a read-only index folder) are left for the searches,
+    // which answer without what could not be built.
+    if (index.ok()) (void)(*index)->CatchUp(stop, nullptr, branch_);
+  }
 }
 
 void BackgroundIndexer::Run() {
@@ -53,8 +84,8 @@ bool BackgroundIndexer::DrainOnce(bool first) {
   auto stop = [this] { return stopping_.load(); };
   uint64_t version = (*index)->IndexedVersion();
   if (!(*index)->Wait(nullptr, stop).ok()) return false;
-  // The first pass also loads the lexical index, so the first search finds it ready.
-  if (first || (*index)->IndexedVersion() != version) (*index)->CatchUp(stop);
+  // The first pass also loads what was built before, so the first search finds it ready.
+  if (first || (*index)->IndexedVersion() != version) RequestBuild();
   return true;
 }
 

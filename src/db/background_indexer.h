@@ -1,18 +1,24 @@
 // The one background indexer a vexfs::Db runs: a thread that drains the search
 // index's queue whenever the store commits, whoever committed (this process or
-// another), woken by the store's CommitWatch. No writer notifies it.
+// another), woken by the store's CommitWatch. No writer notifies it. A second
+// thread builds what searches use (Index::CatchUp: the Xapian checkpoint, the
+// HNSW graphs, the catalogs) after each drain that did work, so a build of
+// minutes never delays the next note's indexing, and no search builds anything.
 //
 // It lives apart from the index because it is scheduling, not indexing: when to
 // drain, how to gather a burst of commits into one drain, how to back off after
-// a failure. The index only knows how to drain (Index::Wait) and catch its
-// lexical files up (Index::CatchUp).
+// a failure, when to build. The index only knows how to drain (Index::Wait) and
+// build (Index::CatchUp).
 #ifndef VEXFS_DB_BACKGROUND_INDEXER_H_
 #define VEXFS_DB_BACKGROUND_INDEXER_H_
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <thread>
 
 #include "vexfs/extension.h"
@@ -40,20 +46,24 @@ inline constexpr int kRetryAfterFailureMs = 5000;
 
 class BackgroundIndexer {
  public:
-  // `index` opens (or returns) the Db's index; it is called from the thread.
-  BackgroundIndexer(std::function<Result<Index*>()> index, std::unique_ptr<CommitWatch> watch);
+  // `index` opens (or returns) the Db's index; it is called from the threads.
+  // `branch`: whose working-tree catalogs the builds ready ("" = HEAD's).
+  BackgroundIndexer(std::function<Result<Index*>()> index, std::unique_ptr<CommitWatch> watch,
+                    std::string branch);
   // Stops the thread.
   ~BackgroundIndexer();
   BackgroundIndexer(const BackgroundIndexer&) = delete;
   BackgroundIndexer& operator=(const BackgroundIndexer&) = delete;
 
   void Start();
-  // Ends the thread; a drain in progress stops between batches (its work stays
-  // queued). Idempotent.
+  // Ends the threads; a drain in progress stops between batches (its work stays
+  // queued), a build between FAISS adds or Xapian commits. Idempotent.
   void Stop();
 
  private:
   void Run();
+  void RunBuilds();
+  void RequestBuild();
   // Drains once; false if it failed.
   bool DrainOnce(bool first);
   // Waits for the store to be quiet for kIndexSettleMs, kIndexGatherLimit at most.
@@ -61,8 +71,13 @@ class BackgroundIndexer {
 
   std::function<Result<Index*>()> index_;
   std::unique_ptr<CommitWatch> watch_;
+  std::string branch_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
+  std::mutex build_mu_;  // guards build_requested_
+  std::condition_variable build_cv_;
+  bool build_requested_ = false;
+  std::thread builder_;
 };
 
 }  // namespace vexfs::db

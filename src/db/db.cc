@@ -76,7 +76,7 @@ Result<std::unique_ptr<Db>> Db::Attach(std::unique_ptr<Store> opened, const DbOp
     VEXFS_ASSIGN_OR_RETURN(auto watch, CommitWatch::Open(store));
     Rep* raw = rep.get();
     rep->indexer = std::make_unique<db::BackgroundIndexer>([raw] { return raw->OpenIndex(); },
-                                                           std::move(watch));
+                                                           std::move(watch), options.branch);
     rep->indexer->Start();
   }
   return std::unique_ptr<Db>(new Db(std::move(rep)));
@@ -114,10 +114,11 @@ const std::vector<std::string>& Db::unattached_extensions() const { return rep_-
 
 Result<Index*> Db::index() { return rep_->OpenIndex(); }
 
-Status Db::WaitIndexed(const ProgressFn& progress) {
+Status Db::WaitIndexed(const ProgressFn& progress, const ProgressFn& graph_progress) {
   if (read_only()) return Status::ReadOnly("a store opened read-only cannot index");
   VEXFS_ASSIGN_OR_RETURN(Index * index, rep_->OpenIndex());
-  return index->Wait(progress);
+  VEXFS_RETURN_IF_ERROR(index->Wait(progress));
+  return index->CatchUp(nullptr, graph_progress, branch());
 }
 
 Result<SearchResult> Db::Search(const SearchRequest& request, bool wait) {

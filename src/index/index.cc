@@ -1,5 +1,5 @@
 // The public search API: embedder choice, indexing, cached view catalogs and
-// lazily loaded ANN indexes, tied together.
+// the published HNSW graphs, tied together.
 #include "vexfs/index.h"
 
 #include <atomic>
@@ -17,6 +17,7 @@
 #include "index/lexical_index.h"
 #include "index/indexer.h"
 #include "index/model_registry.h"
+#include "index/published_graphs.h"
 #include "index/searcher.h"
 #include "index/supplied_vectors.h"
 #include "index/text_detect.h"
@@ -104,10 +105,15 @@ class IndexImpl {
             std::unique_ptr<Embedder> embedder, std::string spec)
       : store_(store), ix_(std::move(ix)), options_(std::move(options)),
         embedder_(std::move(embedder)), spec_(std::move(spec)),
+        graphs_(store_, IndexDir(),
+                HnswParams{options_.hnsw_m, options_.hnsw_ef_construction,
+                           options_.hnsw_ef_search},
+                options_.exact_max_visible),
         default_mode_(DefaultSearchModeFor(embedder_->info())) {}
   Result<IndexStatus> GetStatus();
   Status Wait(const ProgressFn& progress, const std::function<bool()>& stop);
-  void CatchUp(const std::function<bool()>& stop);
+  Status CatchUp(const std::function<bool()>& stop, const ProgressFn& progress,
+                 const std::string& branch);
   SearchMode DefaultMode() const { return default_mode_; }
   uint64_t indexed_version() const { return indexed_version_.load(); }
   Status Rebuild(const ProgressFn& progress);
@@ -147,10 +153,12 @@ class IndexImpl {
   // The filter result of `request` over `catalog` (null without filters), cached.
   Result<std::shared_ptr<const FilterResult>> Filter(
       const std::shared_ptr<const ViewCatalog>& catalog, const SearchRequest& request);
-  Result<VectorIndex*> AnnIndex(const ModelRecord& model, bool load);
   // The caught-up lexical index of `model`, opened on first need (lex_mu_ held).
   Result<LexicalIndex*> LexIndex(const ModelRecord& model);
   Result<std::optional<ModelRecord>> LexicalModel();
+  Status CatchUpLexical(const std::function<bool()>& stop);
+  Status CatchUpGraphs(const std::function<bool()>& stop, const ProgressFn& progress);
+  Status WarmCatalogs(const std::string& branch);
   Result<SideRanking> SearchDense(const SearchRequest& request, size_t depth, Held* held);
   Result<SideRanking> SearchLexical(const SearchRequest& request, size_t depth, Held* held);
   Status RebuildModel(const ModelRecord& m, const ProgressFn& progress);
@@ -174,12 +182,7 @@ class IndexImpl {
   std::list<CachedCatalog> catalogs_;  // most recent first
   std::list<CachedFilter> filters_;    // most recent first
 
-  struct LoadedAnn {
-    std::unique_ptr<VectorIndex> index;
-    uint64_t caught_up_at = 0;  // LMDB transaction id of the last catch-up
-  };
-  std::mutex ann_mu_;  // guards ann_; held for a whole search (FAISS's beam width is global)
-  std::map<uint32_t, LoadedAnn> ann_;
+  PublishedGraphs graphs_;
 
   struct LoadedLexical {
     std::unique_ptr<LexicalIndex> index;
@@ -224,8 +227,7 @@ Status IndexImpl::Wait(const ProgressFn& progress, const std::function<bool()>& 
 }
 
 Status IndexImpl::Rebuild(const ProgressFn& progress) {
-  std::scoped_lock lock(ann_mu_, lex_mu_);
-  ann_.clear();
+  std::lock_guard lock(lex_mu_);
   lexical_.clear();
   StoreTxn txn;
   VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
@@ -235,7 +237,7 @@ Status IndexImpl::Rebuild(const ProgressFn& progress) {
   return Status::Ok();
 }
 
-// Called with ann_mu_ and lex_mu_ held.
+// Called with lex_mu_ held.
 Status IndexImpl::RebuildModel(const ModelRecord& m, const ProgressFn& progress) {
   if (m.kind == ModelKind::kLexical) {
     VEXFS_RETURN_IF_ERROR(RemoveLexicalCheckpoint(IndexDir(), m.id));
@@ -244,14 +246,7 @@ Status IndexImpl::RebuildModel(const ModelRecord& m, const ProgressFn& progress)
     lexical_[m.id] = LoadedLexical{std::move(lex), 0};
     return Status::Ok();
   }
-  std::error_code ignored;  // a missing file is fine; an unwritable one fails below
-  std::filesystem::remove(VectorIndex::DataPath(IndexDir(), m.id), ignored);
-  std::filesystem::remove(VectorIndex::MetaPath(IndexDir(), m.id), ignored);
-  HnswParams params{options_.hnsw_m, options_.hnsw_ef_construction, options_.hnsw_ef_search};
-  VEXFS_ASSIGN_OR_RETURN(auto ann, VectorIndex::Open(store_, m, IndexDir(), params, progress));
-  VEXFS_RETURN_IF_ERROR(ann->SaveCheckpoint());
-  ann_[m.id] = LoadedAnn{std::move(ann), 0};
-  return Status::Ok();
+  return graphs_.Rebuild(m, progress);
 }
 
 Result<ModelRecord> IndexImpl::ResolveModel(const SearchRequest& request) {
@@ -326,31 +321,6 @@ Result<std::shared_ptr<const ViewCatalog>> IndexImpl::Catalog(const SearchReques
   return shared;
 }
 
-Result<VectorIndex*> IndexImpl::AnnIndex(const ModelRecord& model, bool load) {
-  // Called with ann_mu_ held by Search().
-  auto it = ann_.find(model.id);
-  if (it == ann_.end()) {
-    if (!load || model.id == 0) return static_cast<VectorIndex*>(nullptr);
-    HnswParams params{options_.hnsw_m, options_.hnsw_ef_construction, options_.hnsw_ef_search};
-    VEXFS_ASSIGN_OR_RETURN(auto ann, VectorIndex::Open(store_, model, IndexDir(), params));
-    it = ann_.emplace(model.id, LoadedAnn{std::move(ann), 0}).first;
-  }
-  // Catch up only when something was committed since the last time.
-  uint64_t txn_id = store_->LastCommitId();
-  LoadedAnn& loaded = it->second;
-  if (loaded.caught_up_at != txn_id) {
-    VEXFS_RETURN_IF_ERROR(loaded.index->CatchUp());
-    loaded.caught_up_at = txn_id;
-  }
-  VectorIndex* ann = loaded.index.get();
-  // Checkpoint when a good share of the graph would otherwise be replayed again.
-  if (ann->unsaved() >= std::max<uint64_t>(1000, ann->size() / 4)) {
-    Status saved = ann->SaveCheckpoint();
-    (void)saved;  // a read-only store simply replays next time
-  }
-  return ann;
-}
-
 Result<std::shared_ptr<const FilterResult>> IndexImpl::Filter(
     const std::shared_ptr<const ViewCatalog>& catalog, const SearchRequest& request) {
   std::string key = FilterKey(request);
@@ -391,34 +361,68 @@ Result<LexicalIndex*> IndexImpl::LexIndex(const ModelRecord& model) {
   return lex;
 }
 
-void IndexImpl::CatchUp(const std::function<bool()>& stop) {
-  auto model = LexicalModel();
-  if (!model.ok() || !*model) return;
+Status IndexImpl::CatchUp(const std::function<bool()>& stop, const ProgressFn& progress,
+                          const std::string& branch) {
+  VEXFS_RETURN_IF_ERROR(CatchUpLexical(stop));
+  VEXFS_RETURN_IF_ERROR(CatchUpGraphs(stop, progress));
+  return WarmCatalogs(branch);
+}
+
+Status IndexImpl::CatchUpLexical(const std::function<bool()>& stop) {
+  VEXFS_ASSIGN_OR_RETURN(auto model, LexicalModel());
+  if (!model) return Status::Ok();
   // The long part, a checkpoint build, runs without the lock: searches meanwhile
   // use what is loaded. `stop` ends it between commits, unpublished.
   bool loaded = false, due = false;
   {
     std::lock_guard lock(lex_mu_);
-    auto it = lexical_.find((*model)->id);
+    auto it = lexical_.find(model->id);
     loaded = it != lexical_.end();
     if (loaded) {
-      due = LexicalCheckpointDue(it->second.index->checkpointed(), (*model)->next_vector);
+      due = LexicalCheckpointDue(it->second.index->checkpointed(), model->next_vector);
     }
   }
   if (!loaded) {
     // Whatever the files lack goes to disk first, so loading has only a little
     // left to hold in memory.
-    if (!BuildLexicalCheckpointIfDue(store_, **model, IndexDir(), stop).ok()) return;
+    VEXFS_RETURN_IF_ERROR(BuildLexicalCheckpointIfDue(store_, *model, IndexDir(), stop));
   } else if (due) {
-    if (!BuildLexicalCheckpoint(store_, **model, IndexDir(), nullptr, stop).ok()) return;
+    VEXFS_RETURN_IF_ERROR(BuildLexicalCheckpoint(store_, *model, IndexDir(), nullptr, stop));
   }
   std::lock_guard lock(lex_mu_);
-  auto it = lexical_.find((*model)->id);
+  auto it = lexical_.find(model->id);
   if (it != lexical_.end() && due) {
-    if (it->second.index->Reload().ok()) it->second.caught_up_at = store_->LastCommitId();
-    return;
+    VEXFS_RETURN_IF_ERROR(it->second.index->Reload());
+    it->second.caught_up_at = store_->LastCommitId();
+    return Status::Ok();
   }
-  (void)LexIndex(**model);  // loads, or catches the in-memory part up; errors show at search
+  return LexIndex(*model).status();  // loads, or catches the in-memory part up
+}
+
+Status IndexImpl::CatchUpGraphs(const std::function<bool()>& stop, const ProgressFn& progress) {
+  std::vector<ModelRecord> models;
+  {
+    StoreTxn txn;
+    VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
+    VEXFS_ASSIGN_OR_RETURN(models, ListModels(txn, ix_));
+  }
+  for (const ModelRecord& m : models) {
+    if (m.kind == ModelKind::kLexical) continue;
+    VEXFS_RETURN_IF_ERROR(graphs_.CatchUp(m, progress, stop));
+  }
+  return Status::Ok();
+}
+
+// The first search of `branch`'s working tree then finds its catalogs built,
+// unless something was committed since.
+Status IndexImpl::WarmCatalogs(const std::string& branch) {
+  SearchRequest request;
+  request.branch = branch;
+  VEXFS_ASSIGN_OR_RETURN(ModelRecord dense, ResolveModel(request));
+  VEXFS_RETURN_IF_ERROR(Catalog(request, dense).status());
+  VEXFS_ASSIGN_OR_RETURN(auto lexical, LexicalModel());
+  if (lexical) VEXFS_RETURN_IF_ERROR(Catalog(request, *lexical).status());
+  return Status::Ok();
 }
 
 Result<std::optional<ModelRecord>> IndexImpl::LexicalModel() {
@@ -438,11 +442,14 @@ Result<SideRanking> IndexImpl::SearchDense(const SearchRequest& request, size_t 
   VEXFS_ASSIGN_OR_RETURN(held->dense_catalog, Catalog(request, model));
   VEXFS_ASSIGN_OR_RETURN(held->dense_filter, Filter(held->dense_catalog, request));
   SearchTuning tuning{options_.exact_max_visible, options_.hnsw_ef_search};
-  std::lock_guard lock(ann_mu_);
-  auto get_index = [&](bool load) { return AnnIndex(model, load); };
+  // A graph is worth loading only where the ranking will ask it; it is never
+  // built here, and whatever it lacks is scored exactly.
+  bool load = VisibleIds(*held->dense_catalog, held->dense_filter.get()) >
+              options_.exact_max_visible;
+  VEXFS_ASSIGN_OR_RETURN(PublishedGraphs::Lease graph, graphs_.Acquire(model, load));
   VEXFS_ASSIGN_OR_RETURN(SideRanking out,
                          RankDense(store_, *held->dense_catalog, held->dense_filter.get(), model,
-                                   query, request, depth, tuning, get_index));
+                                   query, request, depth, tuning, graph.get()));
   out.model = model.info.name;
   return out;
 }
@@ -568,8 +575,9 @@ Result<IndexStatus> Index::GetStatus() { return impl_->GetStatus(); }
 Status Index::Wait(const ProgressFn& progress, const std::function<bool()>& stop) {
   return impl_->Wait(progress, stop);
 }
-void Index::CatchUp(const std::function<bool()>& stop) {
-  impl_->CatchUp(stop ? stop : [] { return false; });
+Status Index::CatchUp(const std::function<bool()>& stop, const ProgressFn& progress,
+                      std::string_view branch) {
+  return impl_->CatchUp(stop ? stop : [] { return false; }, progress, std::string(branch));
 }
 SearchMode Index::DefaultMode() const { return impl_->DefaultMode(); }
 uint64_t Index::IndexedVersion() const { return impl_->indexed_version(); }

@@ -131,16 +131,15 @@ class DenseRanker {
         request_(request), depth_(depth), tuning_(tuning),
         visibility_(VisibilityOf(catalog, filter, request.passages)) {}
 
-  Result<SideRanking> Run(const VectorIndexGetter& get_index) {
+  Result<SideRanking> Run(VectorIndex* graph) {
     out_.visible = visibility_.count;
-    if (visibility_.count <= tuning_.exact_max_visible) {
+    VEXFS_ASSIGN_OR_RETURN(ix_, SearchTables(store_));
+    if (graph == nullptr || visibility_.count <= tuning_.exact_max_visible) {
       out_.method = "exact";
-      // The graph's copy of the vectors, when loaded, beats reading the log.
-      VEXFS_ASSIGN_OR_RETURN(VectorIndex* loaded, get_index(/*load=*/false));
-      VEXFS_ASSIGN_OR_RETURN(out_.ranked, Exact(loaded));
+      // The graph's copy of the vectors, when there is one, beats reading the log.
+      VEXFS_ASSIGN_OR_RETURN(out_.ranked, Exact(graph));
     } else {
-      VEXFS_ASSIGN_OR_RETURN(VectorIndex* ann, get_index(/*load=*/true));
-      VEXFS_ASSIGN_OR_RETURN(out_.ranked, Approximate(*ann));
+      VEXFS_ASSIGN_OR_RETURN(out_.ranked, Approximate(*graph));
     }
     return std::move(out_);
   }
@@ -148,7 +147,6 @@ class DenseRanker {
  private:
   // Scores every visible passage; keeps the best files (or passages).
   Result<std::vector<RankedPassage>> Exact(const VectorIndex* ann) {
-    VEXFS_ASSIGN_OR_RETURN(ix_, SearchTables(store_));
     StoreTxn txn;
     VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
     std::vector<Candidate> items;
@@ -194,11 +192,33 @@ class DenseRanker {
     return out;
   }
 
-  // HNSW with the visibility bitmap as selector; asks for more ids until enough
-  // distinct files (or passages) are found, and falls back to the exact scan
-  // when the graph cannot reach enough visible vectors.
+  // Scores exactly every visible id the graph does not hold yet (a build in
+  // progress, or writes since the last catch-up); best first.
+  Result<std::vector<ScoredId>> ScoreBeyond(const VectorIndex& ann) {
+    std::vector<ScoredId> out;
+    const std::vector<uint8_t>& bitmap = *visibility_.bitmap;
+    StoreTxn txn;
+    VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
+    for (uint64_t id = ann.size(); id < uint64_t{bitmap.size()} * 8; ++id) {
+      if ((bitmap[id / 8] >> (id % 8) & 1) == 0) continue;
+      VEXFS_ASSIGN_OR_RETURN(float score, ScoreOf(txn, nullptr, id));
+      out.push_back({id, score});
+    }
+    std::sort(out.begin(), out.end(), BetterId);
+    return out;
+  }
+
+  static bool BetterId(const ScoredId& a, const ScoredId& b) {
+    return a.score != b.score ? a.score > b.score : a.id < b.id;
+  }
+
+  // HNSW with the visibility bitmap as selector, merged with the exact scores
+  // of the ids beyond the graph; asks for more ids until enough distinct files
+  // (or passages) are found, and falls back to the exact scan when the graph
+  // cannot reach enough visible vectors.
   Result<std::vector<RankedPassage>> Approximate(VectorIndex& ann) {
     out_.method = "hnsw";
+    VEXFS_ASSIGN_OR_RETURN(std::vector<ScoredId> beyond, ScoreBeyond(ann));
     uint64_t want = std::min<uint64_t>(depth_, visibility_.matching_items);
     size_t ask = request_.passages ? depth_ : depth_ * 2;
     double fraction = double(visibility_.count) / double(std::max<uint64_t>(1, ann.size()));
@@ -208,9 +228,14 @@ class DenseRanker {
       if (fraction < 0.5) ef = static_cast<int>(ef * std::min(0.5 / fraction, 16.0));
       ef = std::min(ef, std::max(kMaxEf, static_cast<int>(ask)));
       VEXFS_ASSIGN_OR_RETURN(auto ids, ann.Search(query_.data(), ask, *visibility_.bitmap, ef));
-      std::vector<RankedPassage> found = Group(catalog_, filter_, request_.passages, depth_, ids);
+      size_t graph_ids = ids.size();
+      std::sort(ids.begin(), ids.end(), BetterId);  // FAISS leaves ties in any order
+      std::vector<ScoredId> merged(ids.size() + beyond.size());
+      std::merge(ids.begin(), ids.end(), beyond.begin(), beyond.end(), merged.begin(), BetterId);
+      std::vector<RankedPassage> found =
+          Group(catalog_, filter_, request_.passages, depth_, merged);
       if (found.size() >= want) return found;
-      if (ids.size() < ask || ask >= visibility_.count) break;  // the graph ran dry
+      if (graph_ids < ask || ask >= visibility_.count) break;  // the graph ran dry
       ask *= 4;
     }
     out_.method = "exact";
@@ -218,7 +243,7 @@ class DenseRanker {
   }
 
   Store* store_;
-  IndexTables ix_;  // set by Exact(), which alone reads the log
+  IndexTables ix_;  // set by Run(), for reading the log
   const ViewCatalog& catalog_;
   const FilterResult* filter_;
   const ModelRecord& model_;
@@ -269,13 +294,16 @@ Result<FilterResult> ApplyFilter(Store* store, const ViewCatalog& catalog,
   return FilterBuilder(store, catalog, request).Build();
 }
 
+uint64_t VisibleIds(const ViewCatalog& catalog, const FilterResult* filter) {
+  return filter == nullptr ? catalog.visible_vectors : filter->visible_count;
+}
+
 Result<SideRanking> RankDense(Store* store, const ViewCatalog& catalog,
                               const FilterResult* filter, const ModelRecord& model,
                               const std::vector<float>& query, const SearchRequest& request,
-                              size_t depth, const SearchTuning& tuning,
-                              const VectorIndexGetter& get_index) {
+                              size_t depth, const SearchTuning& tuning, VectorIndex* graph) {
   DenseRanker ranker(store, catalog, filter, model, query, request, depth, tuning);
-  VEXFS_ASSIGN_OR_RETURN(SideRanking out, ranker.Run(get_index));
+  VEXFS_ASSIGN_OR_RETURN(SideRanking out, ranker.Run(graph));
   out.unindexed_files = catalog.unindexed_files;
   return out;
 }

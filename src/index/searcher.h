@@ -1,11 +1,10 @@
 // One side of a search over one view's catalog: filter the files, mark the
 // visible ids, then rank. Dense: score every visible vector (exact) or ask the
-// HNSW graph with the visibility bitmap as a selector. Lexical: BM25 with the
-// bitmap as a match decider. Both group passages into per-file results.
+// HNSW graph with the visibility bitmap as a selector, scoring exactly the ids
+// the graph does not hold yet. Lexical: BM25 with the bitmap as a match
+// decider. Both group passages into per-file results.
 #ifndef VEXFS_INDEX_SEARCHER_H_
 #define VEXFS_INDEX_SEARCHER_H_
-
-#include <functional>
 
 #include "index/lexical_index.h"
 #include "index/vector_index.h"
@@ -18,10 +17,6 @@ struct SearchTuning {
   uint64_t exact_max_visible = 20000;
   int ef_search = 64;
 };
-
-// Gives the caught-up ANN index of the model: loaded on first need when `load`,
-// else only if it is in memory already (nullptr otherwise).
-using VectorIndexGetter = std::function<Result<VectorIndex*>(bool load)>;
 
 // The files a request's filters keep and the vector ids they make visible. Built
 // once per (view, filters) and cached by the caller, since agents repeat filters
@@ -38,6 +33,9 @@ struct FilterResult {
 std::string FilterKey(const SearchRequest& request);
 Result<FilterResult> ApplyFilter(Store* store, const ViewCatalog& catalog,
                                  const SearchRequest& request);
+// Vector ids a dense ranking would consider; above SearchTuning::exact_max_visible
+// it asks the graph, if there is one.
+uint64_t VisibleIds(const ViewCatalog& catalog, const FilterResult* filter);
 
 // One passage of one side's ranking; points into the catalog that ranked it.
 struct RankedPassage {
@@ -57,12 +55,13 @@ struct SideRanking {
 };
 
 // The `depth` best files (or passages with request.passages) by vector
-// similarity. `filter` is null when FilterKey(request) is empty.
+// similarity. `filter` is null when FilterKey(request) is empty. `graph`, the
+// model's published HNSW graph or null, may cover only a prefix of the log; the
+// caller holds it for the call.
 Result<SideRanking> RankDense(Store* store, const ViewCatalog& catalog,
                               const FilterResult* filter, const ModelRecord& model,
                               const std::vector<float>& query, const SearchRequest& request,
-                              size_t depth, const SearchTuning& tuning,
-                              const VectorIndexGetter& get_index);
+                              size_t depth, const SearchTuning& tuning, VectorIndex* graph);
 // The same by BM25 over `catalog` of the lexical model; `index` is null when the
 // model holds nothing yet.
 Result<SideRanking> RankLexical(const ViewCatalog& catalog, const FilterResult* filter,

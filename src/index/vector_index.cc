@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <faiss/IndexFlat.h>
 #include <faiss/IndexHNSW.h>
+#include <faiss/clone_index.h>
 #include <faiss/impl/IDSelector.h>
 #include <faiss/impl/io.h>
 #include <faiss/index_io.h>
@@ -25,12 +26,11 @@ constexpr std::string_view kMetaMagic = "VEXFS-HNSW-CHECKPOINT-1\n";
 // Vectors per FAISS add() call. FAISS inserts each call's vectors level by
 // level, in parallel, and a graph built in many small calls loses recall (300k
 // vectors in calls of 8192 lost 0.013 recall@10 at efSearch 64 against one call;
-// calls of 65 536 lost nothing there). So a build adds a quarter of its vectors
-// per call (a progress bar still moves), at least kMinAddChunk, with the staging
-// buffer bounded by kAddBytes. (At 1M the graph still has about 0.012 less
-// recall than FAISS's own one-call graph, with 16 calls or 4: not this.)
-constexpr uint64_t kMinAddChunk = 65536;
-constexpr uint64_t kAddParts = 4;
+// calls of 65 536 lost nothing there, and at 1M calls of 62 500 lost no more than
+// calls of 250 000: both about 0.012 below FAISS's own one-call graph). A call
+// cannot be interrupted, so its size is also how long a stop waits for a build:
+// calls of kAddChunk vectors, with the staging buffer bounded by kAddBytes.
+constexpr uint64_t kAddChunk = 65536;
 constexpr uint64_t kAddBytes = uint64_t{1} << 30;
 
 // What a checkpoint claims; checked against the model and the log before use.
@@ -131,16 +131,52 @@ Result<std::unique_ptr<VectorIndex>> VectorIndex::Open(Store* store,
                                                        const std::string& dir,
                                                        const HnswParams& params,
                                                        const ProgressFn& progress) {
+  VEXFS_ASSIGN_OR_RETURN(auto index, LoadOrEmpty(store, model, dir, params));
+  VEXFS_RETURN_IF_ERROR(index->CatchUp(progress));
+  return index;
+}
+
+Result<std::unique_ptr<VectorIndex>> VectorIndex::Load(Store* store, const ModelRecord& model,
+                                                       const std::string& dir,
+                                                       const HnswParams& params) {
   std::unique_ptr<VectorIndex> index(new VectorIndex(store, model, dir, params));
   VEXFS_RETURN_IF_ERROR(index->RefreshModel());
   index->LoadCheckpointIfValid();
   if (!index->hnsw_) {
-    index->hnsw_ = std::make_unique<faiss::IndexHNSWFlat>(
-        static_cast<int>(model.info.dim), params.m, FaissMetric(model.info.metric));
-    index->hnsw_->hnsw.efConstruction = params.ef_construction;
+    return Status::NotFound("no valid graph checkpoint for model '" + model.info.name + "'");
   }
-  VEXFS_RETURN_IF_ERROR(index->CatchUp(progress));
   return index;
+}
+
+Result<std::unique_ptr<VectorIndex>> VectorIndex::LoadOrEmpty(Store* store,
+                                                              const ModelRecord& model,
+                                                              const std::string& dir,
+                                                              const HnswParams& params) {
+  auto loaded = Load(store, model, dir, params);
+  if (!loaded.status().IsNotFound()) return loaded;
+  std::unique_ptr<VectorIndex> index(new VectorIndex(store, model, dir, params));
+  VEXFS_RETURN_IF_ERROR(index->RefreshModel());
+  index->hnsw_ = std::make_unique<faiss::IndexHNSWFlat>(
+      static_cast<int>(model.info.dim), params.m, FaissMetric(model.info.metric));
+  index->hnsw_->hnsw.efConstruction = params.ef_construction;
+  return index;
+}
+
+Result<std::unique_ptr<VectorIndex>> VectorIndex::Clone() const {
+  std::unique_ptr<VectorIndex> copy(new VectorIndex(store_, model_, dir_, params_));
+  // FAISS 1.7.3's clone_index returns an HNSW graph as another class, so the
+  // graph (held by value) is copied here and only its vector storage cloned.
+  auto graph = std::make_unique<faiss::IndexHNSWFlat>(*hnsw_);
+  graph->own_fields = false;  // it still points at this graph's storage
+  try {
+    graph->storage = faiss::clone_index(hnsw_->storage);
+  } catch (const std::exception& e) {
+    return Status::IOError(std::string("FAISS clone failed: ") + e.what());
+  }
+  graph->own_fields = true;
+  copy->hnsw_ = std::move(graph);
+  copy->checkpointed_ = checkpointed_;
+  return copy;
 }
 
 Status VectorIndex::RefreshModel() {
@@ -194,22 +230,23 @@ Result<ObjectId> VectorIndex::PassageHashOf(uint64_t id) {
   return rec.passage_hash;
 }
 
-Status VectorIndex::CatchUp(const ProgressFn& progress) {
+Status VectorIndex::CatchUp(const ProgressFn& progress, const std::function<bool()>& stop) {
   VEXFS_RETURN_IF_ERROR(RefreshModel());
-  return AddRange(size(), model_.next_vector, progress);
+  return AddRange(size(), model_.next_vector, progress, stop);
 }
 
-Status VectorIndex::AddRange(uint64_t from, uint64_t to, const ProgressFn& progress) {
+Status VectorIndex::AddRange(uint64_t from, uint64_t to, const ProgressFn& progress,
+                             const std::function<bool()>& stop) {
   if (from >= to) return Status::Ok();
   VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(store_));
   StoreTxn txn;
   VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
   const uint32_t dim = model_.info.dim;
-  const uint64_t wanted = std::max(kMinAddChunk, (to - from + kAddParts - 1) / kAddParts);
-  const uint64_t per_add = std::max<uint64_t>(1, std::min(wanted, kAddBytes / (4 * dim)));
+  const uint64_t per_add = std::max<uint64_t>(1, std::min(kAddChunk, kAddBytes / (4 * dim)));
   std::vector<float> chunk;
   chunk.reserve(std::min(to - from, per_add) * dim);
   auto flush = [&]() -> Status {
+    if (stop && stop()) return Status::Busy("graph build stopped");
     try {
       hnsw_->add(static_cast<faiss::Index::idx_t>(chunk.size() / dim), chunk.data());
     } catch (const std::exception& e) {

@@ -12,11 +12,16 @@
 // HNSW cannot remove vectors: vectors no longer visible in a view stay in the
 // graph and are excluded at search time by a bitmap of visible ids.
 //
+// The graph may cover only a prefix of the log: a search answers for ids below
+// size() and its caller scores the rest exactly (searcher.cc), so a graph that is
+// still being built never changes an answer, only its cost.
+//
 // Thread-safety: vector() may run concurrently with itself; everything else
 // needs exclusive access (the caller locks). Search() sets the graph's beam width.
 #ifndef VEXFS_INDEX_VECTOR_INDEX_H_
 #define VEXFS_INDEX_VECTOR_INDEX_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,10 +53,24 @@ class VectorIndex {
                                                    const std::string& dir,
                                                    const HnswParams& params,
                                                    const ProgressFn& progress = nullptr);
+  // Only the checkpoint in `dir`, without adding what the log holds beyond it:
+  // what a query may do, since loading is reading a file and adding is building.
+  // kNotFound when there is no checkpoint valid for `model`.
+  static Result<std::unique_ptr<VectorIndex>> Load(Store* store, const ModelRecord& model,
+                                                   const std::string& dir,
+                                                   const HnswParams& params);
+  // The checkpoint when valid, else an empty graph; not caught up.
+  static Result<std::unique_ptr<VectorIndex>> LoadOrEmpty(Store* store, const ModelRecord& model,
+                                                          const std::string& dir,
+                                                          const HnswParams& params);
   ~VectorIndex();
 
-  // Adds the vectors appended to the log since the last catch-up.
-  Status CatchUp(const ProgressFn& progress = nullptr);
+  // A copy to grow while this one keeps answering queries.
+  Result<std::unique_ptr<VectorIndex>> Clone() const;
+  // Adds the vectors appended to the log since the last catch-up. `stop`, checked
+  // between FAISS adds, ends it early with kBusy; what was added stays.
+  Status CatchUp(const ProgressFn& progress = nullptr,
+                 const std::function<bool()>& stop = nullptr);
   // Writes the checkpoint atomically (temporary files, fsync, rename).
   Status SaveCheckpoint();
   // Vectors added since the checkpoint was loaded or saved.
@@ -75,7 +94,8 @@ class VectorIndex {
   Status RefreshModel();
   void LoadCheckpointIfValid();
   Result<ObjectId> WriteData();
-  Status AddRange(uint64_t from, uint64_t to, const ProgressFn& progress);
+  Status AddRange(uint64_t from, uint64_t to, const ProgressFn& progress,
+                  const std::function<bool()>& stop);
   Result<ObjectId> PassageHashOf(uint64_t id);
 
   Store* store_;

@@ -119,9 +119,10 @@ snapshot.)")
             Check(indexed);
           },
           py::kw_only(), arg("progress") = py::none(),
-          "Indexes every queued change now (search(wait=True) does this itself).\n"
-          "progress: called with (done, total) as it goes; an exception it raises is\n"
-          "raised once indexing has finished.");
+          "Indexes every queued change now, then builds the graph and Xapian files\n"
+          "searches use, so the next search is as fast as any later one\n"
+          "(search(wait=True) only indexes). progress: called with (done, total) as the\n"
+          "queue drains; an exception it raises is raised once indexing has finished.");
 }
 
 }  // namespace vexfs::python

@@ -431,7 +431,7 @@ TEST_F(LexicalSearchTest, ACheckpointAndItsTailAnswerLikeTheReference) {
 TEST_F(LexicalSearchTest, TheBackgroundIndexerWritesTheXapianFiles) {
   ASSIGN_OR_FAIL(auto watch, CommitWatch::Open(&store()));
   db::BackgroundIndexer indexer([this]() -> Result<Index*> { return index_.get(); },
-                                std::move(watch));
+                                std::move(watch), "");
   indexer.Start();
   test::Random rnd(17);
   WriteCorpus(rnd, 800);  // more than 1000 passages: a checkpoint is due

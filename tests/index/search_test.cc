@@ -135,7 +135,7 @@ TEST_F(SearchTest, WritesQueueWorkAndWaitDrainsIt) {
 TEST_F(SearchTest, BackgroundIndexingMakesWritesSearchableWithoutWaiting) {
   ASSIGN_OR_FAIL(auto watch, CommitWatch::Open(&store()));
   db::BackgroundIndexer indexer([this]() -> Result<Index*> { return index_.get(); },
-                                std::move(watch));
+                                std::move(watch), "");
   indexer.Start();
   PutNotes();
   // The thread may have taken the first notes before the last were written: wait
@@ -483,6 +483,7 @@ TEST_F(SearchTest, HnswPathAnswersLikeTheExactPath) {
   std::vector<std::vector<std::string>> exact;
   for (const std::string& q : queries) exact.push_back(Paths(q, 5));
   OpenIndex(AlwaysHnsw());
+  ASSERT_OK(index_->CatchUp());  // builds the graph: no search does
   size_t same = 0;
   for (size_t q = 0; q < queries.size(); ++q) {
     SearchRequest r = Dense();
@@ -507,11 +508,13 @@ TEST_F(SearchTest, FilteredHnswSearchStillReturnsKWhenKAreVisible) {
   }
   OpenIndex(AlwaysHnsw());
   ASSERT_OK(index_->Wait());
+  ASSERT_OK(index_->CatchUp());
   SearchRequest r = Dense();
   r.query = "note about topic 3";
   r.under = "rare";
   r.k = 10;
   ASSIGN_OR_FAIL(SearchResult res, index_->Search(r));
+  EXPECT_EQ(res.method, "hnsw");
   EXPECT_EQ(res.hits.size(), 10u);  // all 10 rare files, though 1 in 40 is visible
   for (const SearchHit& h : res.hits) EXPECT_TRUE(h.path.starts_with("rare/")) << h.path;
 }
@@ -528,9 +531,11 @@ TEST_F(SearchTest, DeletedOrCorruptIndexFilesAreRebuiltWithTheSameAnswers) {
   ASSERT_EQ(baseline.size(), 10u);
   std::string dir = store_path() + "/index";
   ASSERT_TRUE(std::filesystem::exists(dir + "/m1.faiss"));
-  // Deleted.
+  // Deleted: searches scan exactly until the catch-up builds the graph again.
   std::filesystem::remove_all(dir);
   OpenIndex(AlwaysHnsw());
+  EXPECT_EQ(Paths("memo on subject 5"), baseline);
+  ASSERT_OK(index_->CatchUp());
   EXPECT_EQ(Paths("memo on subject 5"), baseline);
   ASSERT_OK(index_->Rebuild());
   // Corrupted: a flipped byte in the middle of the FAISS file.
@@ -541,10 +546,14 @@ TEST_F(SearchTest, DeletedOrCorruptIndexFilesAreRebuiltWithTheSameAnswers) {
   }
   OpenIndex(AlwaysHnsw());
   EXPECT_EQ(Paths("memo on subject 5"), baseline);
+  ASSERT_OK(index_->CatchUp());
+  EXPECT_EQ(Paths("memo on subject 5"), baseline);
   // Truncated, and a meta file of garbage.
   std::filesystem::resize_file(dir + "/m1.faiss", 100);
   std::ofstream(dir + "/m1.meta") << "garbage";
   OpenIndex(AlwaysHnsw());
+  EXPECT_EQ(Paths("memo on subject 5"), baseline);
+  ASSERT_OK(index_->CatchUp());
   EXPECT_EQ(Paths("memo on subject 5"), baseline);
 }
 

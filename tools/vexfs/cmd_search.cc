@@ -179,11 +179,16 @@ void AddIndexStatus(CLI::App& parent, Context& ctx) {
 }
 
 void AddIndexWait(CLI::App& parent, Context& ctx) {
-  CLI::App* cmd = parent.add_subcommand("wait", "Index every queued change now");
+  CLI::App* cmd = parent.add_subcommand(
+      "wait", "Index every queued change now, and build the graph and Xapian files searches use");
   cmd->callback([&ctx] {
     OpenedIndex opened = OpenIndexOrFail(ctx, /*read_only=*/false);
     if (!opened.index) return;
-    Status st = WaitWithProgress(*opened.index);
+    Progress drained("indexing: queue entries");
+    Progress built("indexing: graph vectors");
+    Status st = opened.db->WaitIndexed(
+        [&](uint64_t done, uint64_t total) { drained.Update(done, total); },
+        [&](uint64_t done, uint64_t total) { built.Update(done, total); });
     if (!st.ok()) ctx.Fail(st);
   });
 }
