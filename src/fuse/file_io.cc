@@ -36,13 +36,15 @@ Result<OpenedFile> Filesystem::OpenHandleLocked(uint64_t ino, int flags) {
   return OpenedFile{fh, false};
 }
 
-Result<OpenedFile> Filesystem::Open(uint64_t ino, int flags) {
+Result<OpenedFile> Filesystem::Open(uint64_t ino, int flags, const Caller& caller) {
   bool writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
   if (writes) VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(ino));
   if (!IsVirtualIno(ino)) {
     VEXFS_ASSIGN_OR_RETURN(OpenedFile file, OpenHandle(ino, flags));
     // libfuse asks for atomic O_TRUNC: the truncate comes with the open.
-    if (flags & O_TRUNC) VEXFS_RETURN_IF_ERROR(TruncateOpened(ino, file.fh, nullptr).status());
+    if (flags & O_TRUNC) {
+      VEXFS_RETURN_IF_ERROR(TruncateOpened(ino, file.fh, caller, nullptr).status());
+    }
     return file;
   }
   VEXFS_ASSIGN_OR_RETURN(std::optional<std::string> content, virtual_tree_->Generate(ino));
@@ -71,7 +73,7 @@ Result<std::pair<Attributes, OpenedFile>> Filesystem::Create(uint64_t parent, st
     VEXFS_ASSIGN_OR_RETURN(OpenedFile file, OpenHandleLocked(existing.ino, flags));
     if (flags & O_TRUNC) {
       // The size the kernel caches from this reply must be the truncated one.
-      VEXFS_ASSIGN_OR_RETURN(existing, TruncateOpened(existing.ino, file.fh, &lock));
+      VEXFS_ASSIGN_OR_RETURN(existing, TruncateOpened(existing.ino, file.fh, caller, &lock));
     }
     return std::make_pair(existing, file);
   }
@@ -79,10 +81,11 @@ Result<std::pair<Attributes, OpenedFile>> Filesystem::Create(uint64_t parent, st
   return std::make_pair(*created, file);
 }
 
-Result<Attributes> Filesystem::TruncateOpened(uint64_t ino, uint64_t fh,
+Result<Attributes> Filesystem::TruncateOpened(uint64_t ino, uint64_t fh, const Caller& caller,
                                               std::shared_lock<std::shared_mutex>* held) {
   SetAttrRequest truncate;
   truncate.size = 0;
+  truncate.caller = caller;
   auto truncated = SetAttr(ino, truncate);
   if (!truncated.ok()) {
     if (held) held->unlock();  // Release takes the namespace lock for itself
@@ -156,7 +159,7 @@ Status Filesystem::ReadTo(uint64_t ino, uint64_t fh, uint64_t offset, uint64_t l
 }
 
 Result<size_t> Filesystem::Write(uint64_t ino, uint64_t /*fh*/, uint64_t offset,
-                                 std::string_view data) {
+                                 std::string_view data, const Caller& caller) {
   VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(ino));
   if (offset > kMaxFileSize || data.size() > kMaxFileSize - offset) {
     return Status::FileTooLarge("a write past 1 TiB, the largest file the store holds");
@@ -165,6 +168,7 @@ Result<size_t> Filesystem::Write(uint64_t ino, uint64_t /*fh*/, uint64_t offset,
   if (!state) return Status::InvalidArgument("write to a file that is not open");
   {
     std::unique_lock lock(state->mu);
+    if (!state->privs_clear) VEXFS_RETURN_IF_ERROR(DropPrivsBeforeWrite(ino, *state, caller));
     // Make room first: a write that fails must leave nothing of itself behind.
     VEXFS_RETURN_IF_ERROR(MakeRoom(ino, state, lock, data.size()));
     if (!state->buffer) {
@@ -178,6 +182,22 @@ Result<size_t> Filesystem::Write(uint64_t ino, uint64_t /*fh*/, uint64_t offset,
   }
   if (open_files_.buffered_bytes > options_.total_buffer_limit) FlushOthers(ino);
   return data.size();
+}
+
+Status Filesystem::DropPrivsBeforeWrite(uint64_t ino, InodeState& state, const Caller& caller) {
+  VEXFS_ASSIGN_OR_RETURN(Attributes attr, StoreAttr(ino));
+  uint32_t mode = ModeAfterChangeBy(attr, caller);
+  if (mode != attr.mode) {
+    VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
+      TreeEditor::AttrChange change;
+      change.mode = mode;
+      return ed.SetAttr(ino, change).status();
+    }));
+    if (on_mode_cleared_) on_mode_cleared_(ino);
+  }
+  // A root writer leaves the bits, so the next writer is checked again.
+  state.privs_clear = !HasPrivBits(mode);
+  return Status::Ok();
 }
 
 Status Filesystem::MakeRoom(uint64_t ino, const std::shared_ptr<InodeState>& state,
@@ -364,7 +384,8 @@ Result<std::unique_lock<std::mutex>> Filesystem::FlushAndHold(uint64_t ino) {
   return lock;
 }
 
-Status Filesystem::Fallocate(uint64_t ino, int mode, uint64_t offset, uint64_t length) {
+Status Filesystem::Fallocate(uint64_t ino, int mode, uint64_t offset, uint64_t length,
+                             const Caller& caller) {
   VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(ino));
   const int known = FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE;
   if (mode & ~known) return Status::NotSupported("fallocate mode " + std::to_string(mode));
@@ -378,14 +399,23 @@ Status Filesystem::Fallocate(uint64_t ino, int mode, uint64_t offset, uint64_t l
     return Status::FileTooLarge("fallocate past the 1 TiB file size limit");
   }
   VEXFS_ASSIGN_OR_RETURN(auto hold, FlushAndHold(ino));
-  return Edit([&](TreeEditor& ed) -> Status {
+  if (!punch) VEXFS_RETURN_IF_ERROR(CheckRoomFor(ino, offset + length));
+  bool cleared = false;  // setuid or setgid, by a change of someone else's file
+  VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
     VEXFS_ASSIGN_OR_RETURN(Attributes attr, ed.GetAttr(ino));
     if (!keep_size && offset + length > attr.size) {
       VEXFS_RETURN_IF_ERROR(ed.Truncate(ino, offset + length));  // reads as zeros
     }
     if (punch || zero) VEXFS_RETURN_IF_ERROR(ed.ZeroRange(ino, offset, length));
-    return Status::Ok();
-  });
+    uint32_t kept = ModeAfterChangeBy(attr, caller);
+    if (kept == attr.mode) return Status::Ok();
+    TreeEditor::AttrChange change;
+    change.mode = kept;
+    cleared = true;
+    return ed.SetAttr(ino, change).status();
+  }));
+  if (cleared && on_mode_cleared_) on_mode_cleared_(ino);
+  return Status::Ok();
 }
 
 Result<uint64_t> Filesystem::CopyFileRange(uint64_t src, uint64_t src_offset, uint64_t dst,
@@ -475,11 +505,11 @@ Result<std::vector<DirItem>> Filesystem::ListDir(uint64_t ino) {
 }
 
 Result<uint64_t> Filesystem::OpenDir(uint64_t ino) {
-  VEXFS_ASSIGN_OR_RETURN(std::vector<DirItem> items, ListDir(ino));
   VEXFS_ASSIGN_OR_RETURN(Attributes attr, GetAttr(ino));
+  if (attr.type != FileType::kDirectory) return Status::NotDirectory("not a directory");
   std::lock_guard handles(handles_mu_);
   uint64_t fh = next_handle_++;
-  dir_handles_[fh] = DirHandle{ino, true, std::move(items), attr};
+  dir_handles_[fh] = DirHandle{ino, false, {}, attr};
   return fh;
 }
 
@@ -498,9 +528,9 @@ Result<std::vector<DirItem>*> Filesystem::DirListing(uint64_t fh, uint64_t offse
   std::unique_lock handles(handles_mu_);
   auto it = dir_handles_.find(fh);
   if (it == dir_handles_.end()) return Status::InvalidArgument("unknown directory handle");
-  bool rewound = offset == 0 && !it->second.fresh;
-  it->second.fresh = false;
-  if (!rewound) return &it->second.items;
+  // Listed at each read from the start: the first after opendir and each after
+  // a rewinddir, so entries made in between show.
+  if (offset != 0 && it->second.listed) return &it->second.items;
   uint64_t ino = it->second.ino;
   handles.unlock();  // listing reads the store
   auto items = ListDir(ino);
@@ -511,6 +541,7 @@ Result<std::vector<DirItem>*> Filesystem::DirListing(uint64_t fh, uint64_t offse
   it = dir_handles_.find(fh);
   if (it == dir_handles_.end()) return Status::InvalidArgument("unknown directory handle");
   it->second.items = std::move(items).value();
+  it->second.listed = true;
   return &it->second.items;
 }
 
@@ -520,15 +551,36 @@ Status Filesystem::ReleaseDir(uint64_t fh) {
   return Status::Ok();
 }
 
-Result<struct statvfs> Filesystem::StatFs() {
+// An allocation promises that writes into its range will not fail for space.
+// Zeros are stored as holes, so nothing is reserved; but a promise the store
+// could not keep at all is refused now, as ext4 does, rather than granted and
+// broken by the first write: the bytes past the file's end against the free
+// space statfs reports.
+Status Filesystem::CheckRoomFor(uint64_t ino, uint64_t end) {
+  VEXFS_ASSIGN_OR_RETURN(Attributes attr, StoreAttr(ino));  // called flushed, with the lock
+  if (end <= attr.size) return Status::Ok();
+  VEXFS_ASSIGN_OR_RETURN(uint64_t free_bytes, FreeBytes());
+  if (end - attr.size <= free_bytes) return Status::Ok();
+  return Status::NoSpace("fallocate of " + std::to_string(end - attr.size) +
+                         " bytes past the end with " + std::to_string(free_bytes) + " free");
+}
+
+// The store's free space: what is left of its map, and of the disk under it.
+Result<uint64_t> Filesystem::FreeBytes() {
   VEXFS_ASSIGN_OR_RETURN(StoreStats stats, store_->Stats());
-  struct statvfs out {};
-  struct statvfs disk {};
-  const uint64_t block = 4096;
   uint64_t free_bytes = stats.map_size > stats.map_used ? stats.map_size - stats.map_used : 0;
+  struct statvfs disk {};
   if (::statvfs(store_->path().c_str(), &disk) == 0) {
     free_bytes = std::min<uint64_t>(free_bytes, uint64_t{disk.f_bavail} * disk.f_frsize);
   }
+  return free_bytes;
+}
+
+Result<struct statvfs> Filesystem::StatFs() {
+  VEXFS_ASSIGN_OR_RETURN(StoreStats stats, store_->Stats());
+  VEXFS_ASSIGN_OR_RETURN(uint64_t free_bytes, FreeBytes());
+  struct statvfs out {};
+  const uint64_t block = 4096;
   out.f_bsize = block;
   out.f_frsize = block;
   out.f_blocks = stats.map_size / block;

@@ -133,10 +133,21 @@ Result<Attributes> Filesystem::SetAttr(uint64_t ino, const SetAttrRequest& reque
   // Buffered writes go first, so a truncate or an explicit mtime wins over them.
   VEXFS_ASSIGN_OR_RETURN(auto hold, FlushAndHold(ino));
   Attributes attr;
+  bool cleared = false;  // setuid or setgid, by a truncate of someone else's file
   VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
-    if (request.size) VEXFS_RETURN_IF_ERROR(ed.Truncate(ino, *request.size));
     TreeEditor::AttrChange change{request.mode, request.uid, request.gid, request.atime,
                                   request.mtime};
+    if (request.size) {
+      VEXFS_RETURN_IF_ERROR(ed.Truncate(ino, *request.size));
+      // The kernel may send a mode with the size, cleared by an older rule
+      // (setgid only with group-execute): the rule applies to that mode too.
+      VEXFS_ASSIGN_OR_RETURN(Attributes truncated, ed.GetAttr(ino));
+      uint32_t current = truncated.mode;
+      if (change.mode) truncated.mode = *change.mode;
+      uint32_t kept = ModeAfterChangeBy(truncated, request.caller);
+      cleared = kept != current;
+      if (kept != truncated.mode || change.mode) change.mode = kept;
+    }
     bool any = change.mode || change.uid || change.gid || change.atime || change.mtime;
     if (any) {
       VEXFS_ASSIGN_OR_RETURN(attr, ed.SetAttr(ino, change));
@@ -145,6 +156,12 @@ Result<Attributes> Filesystem::SetAttr(uint64_t ino, const SetAttrRequest& reque
     }
     return Status::Ok();
   }));
+  // An O_TRUNC open replies without attributes.
+  if (cleared && on_mode_cleared_) on_mode_cleared_(ino);
+  // A mode set here may carry the bits again: the next write checks.
+  if (request.mode) {
+    if (auto state = open_files_.Find(ino)) state->privs_clear = false;
+  }
   return attr;
 }
 

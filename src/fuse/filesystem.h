@@ -31,6 +31,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fuse/kill_privs.h"
 #include "fuse/open_files.h"
 #include "fuse/write_behind.h"
 #include "vexfs/index.h"
@@ -40,12 +41,6 @@ namespace vexfs::fuse {
 
 class VirtualTree;
 
-// Who asks: new files belong to the caller.
-struct Caller {
-  uint32_t uid = 0;
-  uint32_t gid = 0;
-};
-
 struct SetAttrRequest {
   std::optional<uint32_t> mode;
   std::optional<uint32_t> uid;
@@ -53,6 +48,8 @@ struct SetAttrRequest {
   std::optional<uint64_t> size;
   std::optional<TimeNs> atime;
   std::optional<TimeNs> mtime;
+  // Who asks: a truncate by anyone but root may clear setuid and setgid.
+  Caller caller;
 };
 
 struct OpenedFile {
@@ -122,7 +119,7 @@ class Filesystem {
                 std::string_view new_name, unsigned flags);
 
   // Files. `flags` are open(2)'s.
-  Result<OpenedFile> Open(uint64_t ino, int flags);
+  Result<OpenedFile> Open(uint64_t ino, int flags, const Caller& caller = {});
   Result<std::pair<Attributes, OpenedFile>> Create(uint64_t parent, std::string_view name,
                                                    uint32_t mode, int flags, const Caller& caller);
   // Reads hand `sink` the bytes as pieces in order, once, before returning; the
@@ -133,14 +130,20 @@ class Filesystem {
                 const ReadSink& sink);
   // The same bytes as one string.
   Result<std::string> Read(uint64_t ino, uint64_t fh, uint64_t offset, uint64_t length);
-  Result<size_t> Write(uint64_t ino, uint64_t fh, uint64_t offset, std::string_view data);
+  // Called with the inode of a file whose setuid or setgid a change cleared,
+  // which no reply carries back to the kernel's attribute cache.
+  void OnModeCleared(std::function<void(uint64_t ino)> hook) { on_mode_cleared_ = std::move(hook); }
+  // A write by anyone but root may clear setuid and setgid (kill_privs.h).
+  Result<size_t> Write(uint64_t ino, uint64_t fh, uint64_t offset, std::string_view data,
+                       const Caller& caller = {});
   Status Flush(uint64_t ino, uint64_t fh);
   Status Release(uint64_t ino, uint64_t fh);
   Status Fsync(uint64_t ino, uint64_t fh);
   // fallocate(2): `mode` 0 or FALLOC_FL_KEEP_SIZE, optionally with
   // FALLOC_FL_PUNCH_HOLE (which needs KEEP_SIZE) or FALLOC_FL_ZERO_RANGE; other
   // modes are kNotSupported. Nothing is reserved: the store is sparse.
-  Status Fallocate(uint64_t ino, int mode, uint64_t offset, uint64_t length);
+  Status Fallocate(uint64_t ino, int mode, uint64_t offset, uint64_t length,
+                   const Caller& caller = {});
   // copy_file_range(2): bytes copied (maybe fewer than asked); chunk-aligned
   // ranges share chunks instead of copying them.
   Result<uint64_t> CopyFileRange(uint64_t src, uint64_t src_offset, uint64_t dst,
@@ -151,9 +154,9 @@ class Filesystem {
   // store's, TreeEditor::SeekData); generated files are all data.
   Result<std::optional<uint64_t>> Seek(uint64_t ino, uint64_t fh, uint64_t offset, int whence);
 
-  // Directories: the listing is taken at OpenDir and served by offset from it;
-  // a read from offset 0 after the first (rewinddir) takes it again, so entries
-  // made since opendir show, as POSIX asks.
+  // Directories: the listing is taken at each read from offset 0 (the first
+  // after opendir, and each after a rewinddir) and served by offset from it, so
+  // entries made since opendir or rewinddir show, as POSIX asks.
   Result<uint64_t> OpenDir(uint64_t ino);
   Result<std::vector<DirItem>*> DirListing(uint64_t fh, uint64_t offset);
   // ".", ".." and the entries of directory `ino` (store or virtual).
@@ -162,6 +165,8 @@ class Filesystem {
   Status SyncStore();
 
   Result<struct statvfs> StatFs();
+  // The free space StatFs reports, in bytes.
+  Result<uint64_t> FreeBytes();
 
   Status SetXattr(uint64_t ino, std::string_view name, std::string_view value, XattrMode mode);
   Result<std::string> GetXattr(uint64_t ino, std::string_view name);
@@ -189,6 +194,8 @@ class Filesystem {
   Status Edit(const std::function<Status(TreeEditor&)>& edit);
   Status View(const std::function<Status(TreeEditor&)>& read);
   Status RefuseIfReadOnly(uint64_t ino) const;
+  // kNoSpace when extending file `ino` to `end` bytes would need more than FreeBytes().
+  Status CheckRoomFor(uint64_t ino, uint64_t end);
   // What the store holds, without buffered writes.
   Result<Attributes> StoreAttr(uint64_t ino);
   // The file as its readers see it: store attributes with buffered writes applied.
@@ -222,8 +229,11 @@ class Filesystem {
   // O_TRUNC of `ino`, just opened as `fh`: its attributes after the truncate.
   // On failure the handle is released; `held` (namespace_mu_, may be null) is
   // let go first, as Release takes that lock itself.
-  Result<Attributes> TruncateOpened(uint64_t ino, uint64_t fh,
+  Result<Attributes> TruncateOpened(uint64_t ino, uint64_t fh, const Caller& caller,
                                     std::shared_lock<std::shared_mutex>* held);
+  // Applies ModeAfterChangeBy to `ino` before a change by `caller` buffers;
+  // `state` remembers a file left without such bits, so most writes skip this.
+  Status DropPrivsBeforeWrite(uint64_t ino, InodeState& state, const Caller& caller);
   Result<std::string> PathOf(uint64_t ino);
   // Lookup of "." or ".." in `ino`: what exported file handles need.
   Result<Attributes> LookupForHandle(uint64_t ino, std::string_view name);
@@ -257,11 +267,12 @@ class Filesystem {
   std::unordered_map<uint64_t, Handle> handles_;
   struct DirHandle {
     uint64_t ino = 0;
-    bool fresh = true;  // listed at opendir and not yet read from offset 0
+    bool listed = false;  // `items` holds the listing of the last read from offset 0
     std::vector<DirItem> items;
     Attributes attr;  // at opendir: what fstat sees once the directory is removed
   };
   std::unordered_map<uint64_t, DirHandle> dir_handles_;
+  std::function<void(uint64_t ino)> on_mode_cleared_;  // set before serving
 
   std::atomic<bool> unsynced_{false};
   std::atomic<bool> relieving_{false};  // a FlushOthers is running

@@ -5,6 +5,7 @@
 #include <sys/uio.h>
 #include <sys/xattr.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -85,9 +86,37 @@ void ReplyEntry(fuse_req_t req, const Result<Attributes>& attr, OpKind kind = Op
   if (fuse_reply_entry(req, &e) == -ENOENT) fs.Forget(attr->ino, 1);
 }
 
+// The kernel passes names of up to 1024 bytes (FUSE_NAME_MAX); a name over the
+// 255 every entry may have is too long in every operation, as on ext4, even
+// where it only names something to find (lookup, unlink, rename's source): it
+// cannot exist, and ENOENT would say it might.
+bool RejectLongName(fuse_req_t req, const char* name) {
+  if (std::strlen(name) <= kMaxNameLength) return false;
+  fuse_reply_err(req, ENAMETOOLONG);
+  return true;
+}
+
+// Whether the process behind `req` has `gid` among its supplementary groups
+// (libfuse reads them from /proc; false when it cannot).
+bool InSupplementaryGroup(fuse_req_t req, uint32_t gid) {
+  std::vector<gid_t> groups(64);
+  for (;;) {
+    int n = fuse_req_getgroups(req, static_cast<int>(groups.size()), groups.data());
+    if (n <= 0) return false;
+    if (static_cast<size_t>(n) <= groups.size()) {
+      groups.resize(static_cast<size_t>(n));
+      break;
+    }
+    groups.resize(static_cast<size_t>(n));
+  }
+  return std::find(groups.begin(), groups.end(), gid) != groups.end();
+}
+
+// Used while `req` is being answered, before the reply frees it.
 Caller CallerOf(fuse_req_t req) {
   const fuse_ctx* ctx = fuse_req_ctx(req);
-  return Caller{ctx->uid, ctx->gid};
+  return Caller{ctx->uid, ctx->gid,
+                [req](uint32_t gid) { return InSupplementaryGroup(req, gid); }};
 }
 
 void OnInit(void* /*userdata*/, fuse_conn_info* conn) {
@@ -103,6 +132,7 @@ void OnInit(void* /*userdata*/, fuse_conn_info* conn) {
 }
 
 void OnLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  if (RejectLongName(req, name)) return;
   ReplyEntry(req, Fs(req).Lookup(parent, name));
 }
 
@@ -134,6 +164,7 @@ void OnSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set,
   if (to_set & FUSE_SET_ATTR_MTIME) r.mtime = ToNs(attr->st_mtim);
   if (to_set & FUSE_SET_ATTR_ATIME_NOW) r.atime = NowNs();
   if (to_set & FUSE_SET_ATTR_MTIME_NOW) r.mtime = NowNs();
+  r.caller = CallerOf(req);
   auto result = Fs(req).SetAttr(ino, r);
   if (!result.ok()) return ReplyErr(req, result.status());
   struct stat st = ToStat(*result);
@@ -147,31 +178,38 @@ void OnReadlink(fuse_req_t req, fuse_ino_t ino) {
 }
 
 void OnMknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t rdev) {
+  if (RejectLongName(req, name)) return;
   ReplyEntry(req, Fs(req).Mknod(parent, name, mode, rdev, CallerOf(req)));
 }
 
 void OnMkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
+  if (RejectLongName(req, name)) return;
   ReplyEntry(req, Fs(req).Mkdir(parent, name, mode, CallerOf(req)));
 }
 
 void OnSymlink(fuse_req_t req, const char* link, fuse_ino_t parent, const char* name) {
+  if (RejectLongName(req, name)) return;
   ReplyEntry(req, Fs(req).Symlink(parent, name, link, CallerOf(req)));
 }
 
 void OnLink(fuse_req_t req, fuse_ino_t ino, fuse_ino_t new_parent, const char* new_name) {
+  if (RejectLongName(req, new_name)) return;
   ReplyEntry(req, Fs(req).Link(ino, new_parent, new_name), OpKind::kLink);
 }
 
 void OnUnlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  if (RejectLongName(req, name)) return;
   ReplyErr(req, Fs(req).Unlink(parent, name));
 }
 
 void OnRmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  if (RejectLongName(req, name)) return;
   ReplyErr(req, Fs(req).Rmdir(parent, name));
 }
 
 void OnRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t new_parent,
               const char* new_name, unsigned int flags) {
+  if (RejectLongName(req, name) || RejectLongName(req, new_name)) return;
   ReplyErr(req, Fs(req).Rename(parent, name, new_parent, new_name, flags));
 }
 
@@ -182,7 +220,7 @@ void FillOpen(const OpenedFile& file, fuse_file_info* fi) {
 }
 
 void OnOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
-  auto file = Fs(req).Open(ino, fi->flags);
+  auto file = Fs(req).Open(ino, fi->flags, CallerOf(req));
   if (!file.ok()) return ReplyErr(req, file.status());
   FillOpen(*file, fi);
   Filesystem& fs = Fs(req);  // the reply frees `req`
@@ -191,6 +229,7 @@ void OnOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
 
 void OnCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
               fuse_file_info* fi) {
+  if (RejectLongName(req, name)) return;
   auto created = Fs(req).Create(parent, name, mode, fi->flags, CallerOf(req));
   if (!created.ok()) return ReplyErr(req, created.status());
   const auto& [attr, file] = *created;
@@ -223,8 +262,8 @@ void OnRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_in
 
 void OnWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t off,
              fuse_file_info* fi) {
-  auto written =
-      Fs(req).Write(ino, fi->fh, static_cast<uint64_t>(off), std::string_view(buf, size));
+  auto written = Fs(req).Write(ino, fi->fh, static_cast<uint64_t>(off),
+                               std::string_view(buf, size), CallerOf(req));
   if (!written.ok()) return ReplyErr(req, written.status());
   fuse_reply_write(req, *written);
 }
@@ -245,7 +284,7 @@ void OnFallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t l
                  fuse_file_info* /*fi*/) {
   if (offset < 0 || length <= 0) return ReplyErr(req, Status::InvalidArgument("bad range"));
   ReplyErr(req, Fs(req).Fallocate(ino, mode, static_cast<uint64_t>(offset),
-                                  static_cast<uint64_t>(length)));
+                                  static_cast<uint64_t>(length), CallerOf(req)));
 }
 
 void OnLseek(fuse_req_t req, fuse_ino_t ino, off_t offset, int whence, fuse_file_info* fi) {
@@ -424,6 +463,12 @@ int ErrnoOf(const Status& status, OpKind kind) {
       return EACCES;
   }
   return EIO;
+}
+
+void ForgetCachedAttributes(MountState* state, uint64_t ino) {
+  // Attributes only (a negative offset): no page is dropped, no lock is taken
+  // that a request in flight could hold.
+  if (state->session) (void)fuse_lowlevel_notify_inval_inode(state->session, ino, -1, 0);
 }
 
 const fuse_lowlevel_ops& LowLevelOps() {

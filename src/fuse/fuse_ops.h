@@ -16,7 +16,13 @@ struct MountState {
   // How long the kernel may cache names and attributes: changes made by other
   // processes (the CLI) show within this.
   double cache_seconds = 0.5;
+  // The session, for telling the kernel what changed behind its back.
+  fuse_session* session = nullptr;
 };
+
+// Tells the kernel to drop the attributes it caches of `ino`: the daemon
+// changed them without a request that returns them (a mode a write cleared).
+void ForgetCachedAttributes(MountState* state, uint64_t ino);
 
 // The operation an errno is for: some map codes differently (a missing xattr
 // is ENODATA, not ENOENT).

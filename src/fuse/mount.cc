@@ -101,6 +101,7 @@ class Session {
     se_ = fuse_session_new(&args, &LowLevelOps(), sizeof(fuse_lowlevel_ops), state);
     fuse_opt_free_args(&args);  // parsing may have grown them onto the heap
     if (!se_) return Status::InvalidArgument("libfuse refused the options '" + opts + "'");
+    state->session = se_;
     if (fuse_set_signal_handlers(se_) != 0) return Status::IOError("cannot set signal handlers");
     signals_ = true;
     if (fuse_session_mount(se_, o.mountpoint.c_str()) != 0) {
@@ -160,6 +161,7 @@ Status Serve(const MountOptions& o, const std::function<void(const Status&)>& re
   auto fs = Filesystem::Create(store, *index, fs_options);
   if (!fs.ok()) return fail(fs.status());
   MountState state{fs->get(), 0.5};
+  (*fs)->OnModeCleared([&state](uint64_t ino) { ForgetCachedAttributes(&state, ino); });
   Session session;
   Status st = session.Mount(o, &state);
   if (!st.ok()) return fail(st);

@@ -40,6 +40,9 @@ struct InodeState {
   // Notified when behind_busy turns false and when flush_waiters drops to 0.
   std::condition_variable behind_done;
   uint32_t handles = 0;  // guarded by OpenFiles' table lock
+  // The file was seen without setuid and setgid since its mode last changed
+  // through the mount: a write has nothing to clear (kill_privs.h).
+  std::atomic<bool> privs_clear{false};
 
   // The file's size with both buffers applied over a store that holds
   // `store_size` bytes of it (read under `mu`, in the same transaction as the

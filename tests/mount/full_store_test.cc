@@ -2,9 +2,11 @@
 // usable, nothing written before is lost, and the store passes fsck.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <random>
 
 #include "mount/mount_test_util.h"
@@ -54,6 +56,33 @@ TEST_F(FullStoreTest, WriterGetsEnospcAndTheMountStaysUsable) {
   Unmount();
   CommandResult fsck = RunVexfs({"--store", store(), "fsck"});
   EXPECT_TRUE(fsck.ok()) << fsck.out << fsck.err;
+}
+
+// An allocation the store could not hold is refused at once (ENOSPC), by every
+// allocating mode, and changes nothing; one that fits is granted.
+TEST_F(FullStoreTest, FallocateOfMoreThanTheFreeSpaceIsEnospc) {
+  struct statvfs vfs {};
+  ASSERT_EQ(::statvfs(mnt().c_str(), &vfs), 0);
+  const off_t free_bytes = static_cast<off_t>(vfs.f_bavail * vfs.f_frsize);
+  ASSERT_GT(free_bytes, 0);
+  int fd = ::open(P("f").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "abc", 3), 3);
+  const off_t too_much = free_bytes + (1 << 20);
+  for (int mode : {0, FALLOC_FL_KEEP_SIZE, FALLOC_FL_ZERO_RANGE}) {
+    errno = 0;
+    EXPECT_EQ(::fallocate(fd, mode, 0, too_much), -1) << "mode " << mode;
+    EXPECT_EQ(errno, ENOSPC) << "mode " << mode;
+  }
+  struct stat st {};
+  ASSERT_EQ(::fstat(fd, &st), 0);
+  EXPECT_EQ(st.st_size, 3);
+  // Punching needs no space, and an allocation that fits is granted.
+  EXPECT_EQ(::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, too_much), 0);
+  EXPECT_EQ(::fallocate(fd, 0, 0, free_bytes / 4), 0) << std::strerror(errno);
+  ASSERT_EQ(::fstat(fd, &st), 0);
+  EXPECT_EQ(st.st_size, free_bytes / 4);
+  ::close(fd);
 }
 
 }  // namespace

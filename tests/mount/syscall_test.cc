@@ -284,6 +284,20 @@ TEST_F(SyscallTest, RewinddirShowsEntriesMadeSinceOpendir) {
   ::closedir(dir);
 }
 
+// The first read counts too: a directory opened, then filled, then rewound
+// before anything was read from it lists what was made in between.
+TEST_F(SyscallTest, RewinddirBeforeTheFirstReadShowsEntriesMadeSinceOpendir) {
+  ASSERT_EQ(::mkdir(P("d").c_str(), 0755), 0);
+  DIR* dir = ::opendir(P("d").c_str());
+  ASSERT_NE(dir, nullptr);
+  ASSERT_EQ(WritePath(P("d/made-after-opendir"), "a"), 0);
+  ::rewinddir(dir);
+  std::set<std::string> names;
+  while (dirent* e = ::readdir(dir)) names.insert(e->d_name);
+  EXPECT_EQ(names, (std::set<std::string>{".", "..", "made-after-opendir"}));
+  ::closedir(dir);
+}
+
 // A name that was missing a moment ago: a create through the mount works at
 // once, and a file another process adds shows within the documented second
 // (docs/mount.md: the kernel may cache names for 0.5 s), whatever the kernel
@@ -751,12 +765,13 @@ TEST_F(SyscallTest, AttributesChange) {
   EXPECT_EQ(ReadPath(P("f")), "y");
 }
 
-// Runs `fn` in a child process as uid/gid 65534 and returns its exit code.
-int AsNobody(const std::function<int()>& fn) {
+// Runs `fn` in a child process as `uid` with primary group `gid` and no other,
+// and returns its exit code.
+int AsUser(uid_t uid, gid_t gid, const std::function<int()>& fn) {
   pid_t pid = ::fork();
   if (pid == 0) {
-    if (::setgroups(0, nullptr) != 0 || ::setresgid(65534, 65534, 65534) != 0 ||
-        ::setresuid(65534, 65534, 65534) != 0) {
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(gid, gid, gid) != 0 ||
+        ::setresuid(uid, uid, uid) != 0) {
       ::_exit(200);
     }
     ::_exit(fn());
@@ -765,6 +780,9 @@ int AsNobody(const std::function<int()>& fn) {
   ::waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
 }
+
+// Runs `fn` in a child process as uid/gid 65534 and returns its exit code.
+int AsNobody(const std::function<int()>& fn) { return AsUser(65534, 65534, fn); }
 
 class PermissionTest : public MountTest {
  protected:
@@ -794,6 +812,74 @@ TEST_F(PermissionTest, OwnershipAndAccessChecks) {
   ASSERT_EQ(::stat(mine.c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, 65534u);  // new files belong to the caller
   EXPECT_EQ(st.st_gid, 65534u);
+}
+
+// Another user's change to a file clears the setuid and setgid bits it could
+// not have set, by the kernel's rules (Linux 6.2 on): setuid always; setgid
+// where group-execute is set, or where the writer is outside the file's group.
+// For a write, each truncate and each fallocate mode; root clears nothing.
+TEST_F(PermissionTest, SetuidAndSetgidAreClearedWhenAnotherUserChangesTheFile) {
+  if (::getuid() != 0) GTEST_SKIP() << "needs root to act as another user";
+  constexpr gid_t kGroup = 4242;
+  constexpr uid_t kOther = 65534;
+  ASSERT_EQ(::chmod(mnt().c_str(), 0777), 0);
+  const std::string path = P("f");
+  // Each change returns 0 or the errno it met.
+  auto with_fd = [&](int flags, const std::function<int(int)>& change) {
+    return [&path, flags, change] {
+      int fd = ::open(path.c_str(), flags);
+      if (fd < 0) return errno;
+      int err = change(fd);
+      ::close(fd);
+      return err;
+    };
+  };
+  auto check = [](bool ok) { return ok ? 0 : errno; };
+  auto falloc = [&](int mode) {
+    return with_fd(O_RDWR, [mode, check](int fd) {
+      return check(::fallocate(fd, mode, 0, 8192) == 0);
+    });
+  };
+  const std::vector<std::pair<std::string, std::function<int()>>> changes = {
+      {"write", with_fd(O_WRONLY, [check](int fd) { return check(::pwrite(fd, "x", 1, 0) == 1); })},
+      {"ftruncate", with_fd(O_WRONLY, [check](int fd) { return check(::ftruncate(fd, 1) == 0); })},
+      {"truncate", [&path, check] { return check(::truncate(path.c_str(), 2) == 0); }},
+      {"open O_TRUNC", with_fd(O_WRONLY | O_TRUNC, [](int) { return 0; })},
+      {"fallocate", falloc(0)},
+      {"fallocate keep size", falloc(FALLOC_FL_KEEP_SIZE)},
+      {"fallocate punch hole", falloc(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)},
+      {"fallocate zero range", falloc(FALLOC_FL_ZERO_RANGE)},
+  };
+  struct Case {
+    mode_t mode;
+    uid_t uid;
+    gid_t gid;
+    mode_t expected;
+    const char* who;
+  };
+  const Case cases[] = {
+      {06666, kOther, kOther, 00666, "another user outside the group"},
+      {06666, kOther, kGroup, 02666, "another user in the group (no group-execute)"},
+      {02676, kOther, kGroup, 00676, "another user in the group (group-execute)"},
+      {06666, 0, 0, 06666, "root"},
+  };
+  for (const auto& [name, change] : changes) {
+    for (const Case& c : cases) {
+      ASSERT_EQ(WritePath(path, "abcdef"), 0);
+      ASSERT_EQ(::chown(path.c_str(), 0, kGroup), 0);
+      ASSERT_EQ(::chmod(path.c_str(), c.mode), 0);
+      EXPECT_EQ(AsUser(c.uid, c.gid, change), 0) << name << " by " << c.who;
+      struct stat st {};
+      ASSERT_EQ(::stat(path.c_str(), &st), 0);
+      EXPECT_EQ(st.st_mode & 07777, c.expected)
+          << name << " by " << c.who << ": mode 0" << std::oct << (st.st_mode & 07777);
+      // The store holds what the kernel shows.
+      CommandResult stat = RunVexfs({"--store", store(), "stat", "--json", "f"});
+      ASSERT_TRUE(stat.ok()) << stat.err;
+      EXPECT_NE(stat.out.find("\"mode\":" + std::to_string(c.expected)), std::string::npos)
+          << name << " by " << c.who << ": " << stat.out;
+    }
+  }
 }
 
 TEST_F(SyscallTest, SetgidDirectoriesHandDownTheirGroup) {
@@ -890,6 +976,45 @@ TEST_F(SyscallTest, BadNamesAndSizes) {
   EXPECT_EQ(ERRNO_OF(::ftruncate(fd, (off_t{1} << 40) + 1)), EFBIG);
   ::close(fd);
   EXPECT_EQ(ERRNO_OF(::mkdir(P(".vexfs").c_str(), 0755)), EEXIST);
+}
+
+// A name over 255 bytes cannot exist, so every operation that names one says
+// so, as ext4 does, rather than ENOENT ("maybe it is not there yet").
+TEST_F(SyscallTest, ANameOver255BytesIsTooLongInEveryOperation) {
+  const std::string long_path = P(std::string(256, 'n'));
+  const char* lp = long_path.c_str();
+  ASSERT_EQ(WritePath(P("x"), "x"), 0);
+  ASSERT_EQ(::mkdir(P("d").c_str(), 0755), 0);
+  struct stat st{};
+  char buf[64];
+  EXPECT_EQ(ERRNO_OF(::stat(lp, &st)), ENAMETOOLONG) << "lookup";
+  EXPECT_EQ(ERRNO_OF(::access(lp, F_OK)), ENAMETOOLONG) << "access";
+  EXPECT_EQ(ERRNO_OF(::open(lp, O_RDONLY)), ENAMETOOLONG) << "open";
+  EXPECT_EQ(ERRNO_OF(::open(lp, O_WRONLY | O_CREAT, 0644)), ENAMETOOLONG) << "create";
+  EXPECT_EQ(ERRNO_OF(::chmod(lp, 0600)), ENAMETOOLONG) << "chmod";
+  EXPECT_EQ(ERRNO_OF(::chown(lp, 0, 0)), ENAMETOOLONG) << "chown";
+  EXPECT_EQ(ERRNO_OF(::truncate(lp, 0)), ENAMETOOLONG) << "truncate";
+  EXPECT_EQ(ERRNO_OF(::unlink(lp)), ENAMETOOLONG) << "unlink";
+  EXPECT_EQ(ERRNO_OF(::rmdir(lp)), ENAMETOOLONG) << "rmdir";
+  EXPECT_EQ(ERRNO_OF(::mkdir(lp, 0755)), ENAMETOOLONG) << "mkdir";
+  EXPECT_EQ(ERRNO_OF(::mknod(lp, S_IFIFO | 0644, 0)), ENAMETOOLONG) << "mknod";
+  EXPECT_EQ(ERRNO_OF(::symlink("x", lp)), ENAMETOOLONG) << "symlink";
+  EXPECT_EQ(ERRNO_OF(::readlink(lp, buf, sizeof(buf))), ENAMETOOLONG) << "readlink";
+  EXPECT_EQ(ERRNO_OF(::link(P("x").c_str(), lp)), ENAMETOOLONG) << "link to";
+  EXPECT_EQ(ERRNO_OF(::link(lp, P("y").c_str())), ENAMETOOLONG) << "link from";
+  EXPECT_EQ(ERRNO_OF(::rename(P("x").c_str(), lp)), ENAMETOOLONG) << "rename to";
+  EXPECT_EQ(ERRNO_OF(::rename(lp, P("y").c_str())), ENAMETOOLONG) << "rename from";
+  EXPECT_EQ(ERRNO_OF(::getxattr(lp, "user.k", buf, sizeof(buf))), ENAMETOOLONG) << "getxattr";
+  EXPECT_EQ(ERRNO_OF(::setxattr(lp, "user.k", "v", 1, 0)), ENAMETOOLONG) << "setxattr";
+  std::string in_dir = P("d/" + std::string(300, 'm'));
+  EXPECT_EQ(ERRNO_OF(::stat(in_dir.c_str(), &st)), ENAMETOOLONG) << "lookup in a subdirectory";
+  // 255 bytes is a name like any other.
+  std::string longest = P(std::string(255, 'n'));
+  EXPECT_EQ(ERRNO_OF(::stat(longest.c_str(), &st)), ENOENT);
+  ASSERT_EQ(WritePath(longest, "fits"), 0);
+  EXPECT_EQ(::stat(longest.c_str(), &st), 0);
+  // Nothing was made or changed by the refused calls.
+  EXPECT_EQ(ReadPath(P("x")), "x");
 }
 
 TEST_F(SyscallTest, MmapReadAndSharedWrite) {
