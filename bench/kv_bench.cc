@@ -63,7 +63,7 @@ Sample RunOnce(const kv::Model& model, const std::vector<int32_t>& tokens, const
   Sample x;
   const uint32_t n = static_cast<uint32_t>(tokens.size());
   {  // The source reads the prompt once and captures it.
-    auto source = CheckValue(kv::Session::Create(model, s, n + 2), "source context");
+    auto source = CheckValue(kv::ModelContext::Create(model, s, n + 2), "source context");
     double t0 = NowSeconds();
     Check(source->Prefill(tokens), "prefill");
     x.prefill = Since(t0);
@@ -79,7 +79,7 @@ Sample RunOnce(const kv::Model& model, const std::vector<int32_t>& tokens, const
   int32_t restored_next = -1;
   {  // A fresh target restores it; its context is made before the clock starts,
      // as the re-prefill's is.
-    auto target = CheckValue(kv::Session::Create(model, s, n + 2), "target context");
+    auto target = CheckValue(kv::ModelContext::Create(model, s, n + 2), "target context");
     double t0 = NowSeconds();
     kv::StateBundle b = CheckValue(kv::ReadStateFile(path, nullptr), "read state");
     x.read_verify = Since(t0);
@@ -93,7 +93,7 @@ Sample RunOnce(const kv::Model& model, const std::vector<int32_t>& tokens, const
     restored_next = CheckValue(target->Greedy(2), "continue").tokens[1];
   }
   {  // Another fresh target reads the prompt itself.
-    auto baseline = CheckValue(kv::Session::Create(model, s, n + 2), "baseline context");
+    auto baseline = CheckValue(kv::ModelContext::Create(model, s, n + 2), "baseline context");
     const double t0 = NowSeconds();
     Check(baseline->Prefill(tokens), "re-prefill");
     x.reprefill = Since(t0);

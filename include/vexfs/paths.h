@@ -16,6 +16,10 @@
 
 namespace vexfs {
 
+// Reserved name of the working tree in diff arguments: no snapshot or branch
+// may take it (ValidateRefName).
+inline constexpr std::string_view kWorkingName = "WORKING";
+
 // A file or directory name: 1..kMaxNameLength bytes, no '/', no NUL, not "." or "..".
 Status ValidateFileName(std::string_view name);
 

@@ -39,6 +39,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vexfs/paths.h"
 #include "vexfs/status.h"
 #include "vexfs/types.h"
 
@@ -317,9 +318,6 @@ struct StoreStats {
   uint64_t map_size = 0;
   uint64_t map_used = 0;      // bytes of the map in use (last page * page size)
 };
-
-// Reserved name of the working tree in diff arguments.
-inline constexpr std::string_view kWorkingName = "WORKING";
 
 class Store {
  public:

@@ -1,7 +1,6 @@
 // Name and path validation: the one gate every user-supplied name passes.
 #include "vexfs/paths.h"
 
-#include "vexfs/store.h"
 #include "vexfs/types.h"
 
 namespace vexfs {

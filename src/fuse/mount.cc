@@ -84,9 +84,9 @@ std::string FuseOptionString(const MountOptions& o) {
 
 // A FUSE session mounted at `mountpoint`, serving `state`; unmounted and
 // destroyed with the object.
-class Session {
+class FuseSession {
  public:
-  ~Session() {
+  ~FuseSession() {
     if (!se_) return;
     if (signals_) fuse_remove_signal_handlers(se_);
     if (mounted_) fuse_session_unmount(se_);
@@ -162,7 +162,7 @@ Status Serve(const MountOptions& o, const std::function<void(const Status&)>& re
   if (!fs.ok()) return fail(fs.status());
   MountState state{fs->get(), 0.5};
   (*fs)->OnModeCleared([&state](uint64_t ino) { ForgetCachedAttributes(&state, ino); });
-  Session session;
+  FuseSession session;
   Status st = session.Mount(o, &state);
   if (!st.ok()) return fail(st);
   Status served;

@@ -5,25 +5,25 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
-#include <list>
 #include <mutex>
 
 #include "common/sha256.h"
-#include "index/embedder_factory.h"
-#include "index/file_passages.h"
-#include "index/fusion.h"
-#include "index/lexical_analysis.h"
-#include "index/lexical_checkpoint.h"
-#include "index/lexical_index.h"
-#include "index/indexer.h"
+#include "index/dense/published_graphs.h"
+#include "index/dense/supplied_vectors.h"
+#include "index/dense/vector_index.h"
+#include "index/dense/vector_log.h"
+#include "index/embedders/factory.h"
+#include "index/indexing/file_passages.h"
+#include "index/indexing/indexer.h"
+#include "index/indexing/text_detect.h"
+#include "index/lexical/analysis.h"
+#include "index/lexical/lexical_index.h"
+#include "index/lexical/loaded_lexical.h"
 #include "index/model_registry.h"
-#include "index/published_graphs.h"
-#include "index/searcher.h"
-#include "index/supplied_vectors.h"
-#include "index/text_detect.h"
-#include "index/vector_index.h"
-#include "index/vector_log.h"
-#include "index/view_catalog.h"
+#include "index/search/fusion.h"
+#include "index/search/lru_cache.h"
+#include "index/search/searcher.h"
+#include "index/search/view_catalog.h"
 #include "index/search_tables.h"
 #include "vexfs/extension.h"
 
@@ -105,6 +105,7 @@ class IndexImpl {
             std::unique_ptr<Embedder> embedder, std::string spec)
       : store_(store), ix_(std::move(ix)), options_(std::move(options)),
         embedder_(std::move(embedder)), spec_(std::move(spec)),
+        lexical_(store_, IndexDir()),
         graphs_(store_, IndexDir(),
                 HnswParams{options_.hnsw_m, options_.hnsw_ef_construction,
                            options_.hnsw_ef_search},
@@ -141,9 +142,10 @@ class IndexImpl {
     std::shared_ptr<const ViewCatalog> dense_catalog, lexical_catalog;
     std::shared_ptr<const FilterResult> dense_filter, lexical_filter;
   };
-  struct CachedCatalog {
-    std::string key;
+  // A filter result with the catalog whose files it indexes, kept alive with it.
+  struct FilterEntry {
     std::shared_ptr<const ViewCatalog> catalog;
+    FilterResult result;
   };
 
   Result<ModelRecord> ResolveModel(const SearchRequest& request);
@@ -153,8 +155,6 @@ class IndexImpl {
   // The filter result of `request` over `catalog` (null without filters), cached.
   Result<std::shared_ptr<const FilterResult>> Filter(
       const std::shared_ptr<const ViewCatalog>& catalog, const SearchRequest& request);
-  // The caught-up lexical index of `model`, opened on first need (lex_mu_ held).
-  Result<LexicalIndex*> LexIndex(const ModelRecord& model);
   Result<std::optional<ModelRecord>> LexicalModel();
   Status CatchUpLexical(const std::function<bool()>& stop);
   Status CatchUpGraphs(const std::function<bool()>& stop, const ProgressFn& progress);
@@ -173,23 +173,14 @@ class IndexImpl {
   std::mutex index_mu_;  // guards index_embedder_ and serialises Wait()
   std::unique_ptr<Embedder> index_embedder_;
 
-  struct CachedFilter {
-    std::shared_ptr<const ViewCatalog> catalog;  // keeps the catalog the result indexes
-    std::string key;
-    std::shared_ptr<const FilterResult> result;
-  };
-  std::mutex cache_mu_;  // guards catalogs_ and filters_
-  std::list<CachedCatalog> catalogs_;  // most recent first
-  std::list<CachedFilter> filters_;    // most recent first
+  // Catalogs by view and model; filter results by catalog (alive while its
+  // entry is, so its address names it) and filters.
+  LruCache<std::string, ViewCatalog> catalogs_{kCachedCatalogs};
+  LruCache<std::pair<const ViewCatalog*, std::string>, FilterEntry> filters_{kCachedFilters};
 
+  LoadedLexical lexical_;
   PublishedGraphs graphs_;
 
-  struct LoadedLexical {
-    std::unique_ptr<LexicalIndex> index;
-    uint64_t caught_up_at = 0;  // LMDB transaction id of the last catch-up
-  };
-  std::mutex lex_mu_;  // guards lexical_; held for a whole lexical search (Xapian)
-  std::map<uint32_t, LoadedLexical> lexical_;
 
   std::atomic<uint64_t> indexed_version_{0};  // drains by this Index that did work
   const SearchMode default_mode_;
@@ -227,8 +218,7 @@ Status IndexImpl::Wait(const ProgressFn& progress, const std::function<bool()>& 
 }
 
 Status IndexImpl::Rebuild(const ProgressFn& progress) {
-  std::lock_guard lock(lex_mu_);
-  lexical_.clear();
+  lexical_.Clear();
   StoreTxn txn;
   VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
   VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(txn, ix_));
@@ -237,15 +227,8 @@ Status IndexImpl::Rebuild(const ProgressFn& progress) {
   return Status::Ok();
 }
 
-// Called with lex_mu_ held.
 Status IndexImpl::RebuildModel(const ModelRecord& m, const ProgressFn& progress) {
-  if (m.kind == ModelKind::kLexical) {
-    VEXFS_RETURN_IF_ERROR(RemoveLexicalCheckpoint(IndexDir(), m.id));
-    VEXFS_ASSIGN_OR_RETURN(auto lex, LexicalIndex::Open(store_, m, IndexDir(), progress));
-    VEXFS_RETURN_IF_ERROR(lex->SaveCheckpoint());
-    lexical_[m.id] = LoadedLexical{std::move(lex), 0};
-    return Status::Ok();
-  }
+  if (m.kind == ModelKind::kLexical) return lexical_.Rebuild(m, progress);
   return graphs_.Rebuild(m, progress);
 }
 
@@ -300,14 +283,7 @@ Result<std::shared_ptr<const ViewCatalog>> IndexImpl::Catalog(const SearchReques
     key = "w" + request.branch + ":" + std::to_string(store_->LastCommitId());
   }
   key += ":" + std::to_string(model.id);
-  {
-    std::lock_guard lock(cache_mu_);
-    for (auto it = catalogs_.begin(); it != catalogs_.end(); ++it) {
-      if (it->key != key) continue;
-      catalogs_.splice(catalogs_.begin(), catalogs_, it);
-      return catalogs_.front().catalog;
-    }
-  }
+  if (auto cached = catalogs_.Find(key)) return cached;
   ViewCatalog built;
   if (commit) {
     VEXFS_ASSIGN_OR_RETURN(built, BuildSnapshotCatalog(store_, *commit, model));
@@ -315,9 +291,7 @@ Result<std::shared_ptr<const ViewCatalog>> IndexImpl::Catalog(const SearchReques
     VEXFS_ASSIGN_OR_RETURN(built, BuildWorkingCatalog(store_, request.branch, model));
   }
   auto shared = std::make_shared<const ViewCatalog>(std::move(built));
-  std::lock_guard lock(cache_mu_);
-  catalogs_.push_front({key, shared});
-  if (catalogs_.size() > kCachedCatalogs) catalogs_.pop_back();
+  catalogs_.Insert(key, shared);
   return shared;
 }
 
@@ -325,40 +299,14 @@ Result<std::shared_ptr<const FilterResult>> IndexImpl::Filter(
     const std::shared_ptr<const ViewCatalog>& catalog, const SearchRequest& request) {
   std::string key = FilterKey(request);
   if (key.empty()) return std::shared_ptr<const FilterResult>();
-  {
-    std::lock_guard lock(cache_mu_);
-    for (auto it = filters_.begin(); it != filters_.end(); ++it) {
-      if (it->catalog != catalog || it->key != key) continue;
-      filters_.splice(filters_.begin(), filters_, it);
-      return filters_.front().result;
-    }
+  std::pair<const ViewCatalog*, std::string> cache_key{catalog.get(), key};
+  auto entry = filters_.Find(cache_key);
+  if (!entry) {
+    VEXFS_ASSIGN_OR_RETURN(FilterResult built, ApplyFilter(store_, *catalog, request));
+    entry = std::make_shared<const FilterEntry>(FilterEntry{catalog, std::move(built)});
+    filters_.Insert(cache_key, entry);
   }
-  VEXFS_ASSIGN_OR_RETURN(FilterResult built, ApplyFilter(store_, *catalog, request));
-  auto shared = std::make_shared<const FilterResult>(std::move(built));
-  std::lock_guard lock(cache_mu_);
-  filters_.push_front({catalog, key, shared});
-  if (filters_.size() > kCachedFilters) filters_.pop_back();
-  return shared;
-}
-
-Result<LexicalIndex*> IndexImpl::LexIndex(const ModelRecord& model) {
-  auto it = lexical_.find(model.id);
-  if (it == lexical_.end()) {
-    VEXFS_ASSIGN_OR_RETURN(auto lex, LexicalIndex::Open(store_, model, IndexDir()));
-    it = lexical_.emplace(model.id, LoadedLexical{std::move(lex), 0}).first;
-  }
-  uint64_t txn_id = store_->LastCommitId();
-  LoadedLexical& loaded = it->second;
-  LexicalIndex* lex = loaded.index.get();
-  if (loaded.caught_up_at != txn_id) {
-    // Many new records go straight to a new checkpoint, not through memory first;
-    // a read-only store keeps them in memory instead.
-    bool saved = LexicalCheckpointDue(lex->checkpointed(), model.next_vector) &&
-                 lex->SaveCheckpoint().ok();
-    if (!saved) VEXFS_RETURN_IF_ERROR(lex->CatchUp());
-    loaded.caught_up_at = txn_id;
-  }
-  return lex;
+  return std::shared_ptr<const FilterResult>(entry, &entry->result);
 }
 
 Status IndexImpl::CatchUp(const std::function<bool()>& stop, const ProgressFn& progress,
@@ -371,32 +319,7 @@ Status IndexImpl::CatchUp(const std::function<bool()>& stop, const ProgressFn& p
 Status IndexImpl::CatchUpLexical(const std::function<bool()>& stop) {
   VEXFS_ASSIGN_OR_RETURN(auto model, LexicalModel());
   if (!model) return Status::Ok();
-  // The long part, a checkpoint build, runs without the lock: searches meanwhile
-  // use what is loaded. `stop` ends it between commits, unpublished.
-  bool loaded = false, due = false;
-  {
-    std::lock_guard lock(lex_mu_);
-    auto it = lexical_.find(model->id);
-    loaded = it != lexical_.end();
-    if (loaded) {
-      due = LexicalCheckpointDue(it->second.index->checkpointed(), model->next_vector);
-    }
-  }
-  if (!loaded) {
-    // Whatever the files lack goes to disk first, so loading has only a little
-    // left to hold in memory.
-    VEXFS_RETURN_IF_ERROR(BuildLexicalCheckpointIfDue(store_, *model, IndexDir(), stop));
-  } else if (due) {
-    VEXFS_RETURN_IF_ERROR(BuildLexicalCheckpoint(store_, *model, IndexDir(), nullptr, stop));
-  }
-  std::lock_guard lock(lex_mu_);
-  auto it = lexical_.find(model->id);
-  if (it != lexical_.end() && due) {
-    VEXFS_RETURN_IF_ERROR(it->second.index->Reload());
-    it->second.caught_up_at = store_->LastCommitId();
-    return Status::Ok();
-  }
-  return LexIndex(*model).status();  // loads, or catches the in-memory part up
+  return lexical_.CatchUp(*model, stop);
 }
 
 Status IndexImpl::CatchUpGraphs(const std::function<bool()>& stop, const ProgressFn& progress) {
@@ -468,9 +391,9 @@ Result<SideRanking> IndexImpl::SearchLexical(const SearchRequest& request, size_
   }
   VEXFS_ASSIGN_OR_RETURN(held->lexical_catalog, Catalog(request, *model));
   VEXFS_ASSIGN_OR_RETURN(held->lexical_filter, Filter(held->lexical_catalog, request));
-  std::lock_guard lock(lex_mu_);
-  VEXFS_ASSIGN_OR_RETURN(LexicalIndex* lex, LexIndex(*model));
-  return RankLexical(*held->lexical_catalog, held->lexical_filter.get(), lex, request, depth);
+  VEXFS_ASSIGN_OR_RETURN(LoadedLexical::Lease lexical, lexical_.Acquire(*model));
+  return RankLexical(*held->lexical_catalog, held->lexical_filter.get(), lexical.get(), request,
+                     depth);
 }
 
 Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "index/embedder.h"
+#include "index/embedders/embedder.h"
 #include "vexfs/status.h"
 #include "vexfs/types.h"
 

@@ -25,16 +25,16 @@ void SetPositions(usxf::KvCacheInfo& info, const std::vector<int32_t>& positions
 
 }  // namespace
 
-Result<StateBundle> CaptureBundle(const Model& model, Session& session,
+Result<StateBundle> CaptureBundle(const Model& model, ModelContext& context,
                                   const std::vector<int32_t>& tokens, uint32_t block_size) {
-  VEXFS_ASSIGN_OR_RETURN(std::string blob, session.ReadSeqState());
+  VEXFS_ASSIGN_OR_RETURN(std::string blob, context.ReadSeqState());
   const BlobShape shape = model.shape().blob();
   VEXFS_ASSIGN_OR_RETURN(SeqState state, ParseSeqState(blob, shape));
   if (state.positions.size() != tokens.size()) {
     return Status::InvalidArgument("the sequence holds " + std::to_string(state.positions.size()) +
                                    " cells for " + std::to_string(tokens.size()) + " tokens");
   }
-  const CacheLayout layout = session.settings().Layout(model.shape());
+  const CacheLayout layout = context.settings().Layout(model.shape());
   StateBundle b;
   VEXFS_ASSIGN_OR_RETURN(b.kv, ToCanonical(state, shape, layout.k_rotation, layout.v_rotation));
   b.info = model.DescribeKv();
@@ -44,7 +44,7 @@ Result<StateBundle> CaptureBundle(const Model& model, Session& session,
   b.info.ComputeBlockHashes();
   b.info.k_rotation = b.kv.k_rotation;
   b.info.v_rotation = b.kv.v_rotation;
-  b.next_logits = session.pending_logits();
+  b.next_logits = context.pending_logits();
   return b;
 }
 
@@ -52,17 +52,17 @@ Result<CaptureReport> Capture(const Model& model, const CaptureOptions& o) {
   if (o.tokens.empty()) return Status::InvalidArgument("capture: the prompt has no tokens");
   CaptureReport report;
   const uint32_t n_ctx = static_cast<uint32_t>(o.tokens.size()) + o.reference_steps + 1;
-  VEXFS_ASSIGN_OR_RETURN(auto session, Session::Create(model, o.settings, n_ctx));
+  VEXFS_ASSIGN_OR_RETURN(auto context, ModelContext::Create(model, o.settings, n_ctx));
   Stopwatch clock;
-  VEXFS_RETURN_IF_ERROR(session->Prefill(o.tokens, o.progress));
+  VEXFS_RETURN_IF_ERROR(context->Prefill(o.tokens, o.progress));
   report.prefill_seconds = clock.Seconds();
 
   clock.Restart();
-  VEXFS_ASSIGN_OR_RETURN(StateBundle bundle, CaptureBundle(model, *session, o.tokens, o.block_size));
+  VEXFS_ASSIGN_OR_RETURN(StateBundle bundle, CaptureBundle(model, *context, o.tokens, o.block_size));
   report.capture_seconds = clock.Seconds();
 
   if (o.reference_steps > 0) {
-    VEXFS_ASSIGN_OR_RETURN(Continuation c, session->Greedy(o.reference_steps));
+    VEXFS_ASSIGN_OR_RETURN(Continuation c, context->Greedy(o.reference_steps));
     Reference ref;
     ref.settings = o.settings.Describe();
     for (size_t i = 0; i < c.tokens.size(); ++i) {

@@ -67,7 +67,7 @@ Result<std::string> BuildTargetBlob(const Model& model, const StateBundle& b,
   return BuildSeqState(s, shape);
 }
 
-Result<std::unique_ptr<Session>> RestoreBundle(const Model& model, const StateBundle& b,
+Result<std::unique_ptr<ModelContext>> RestoreBundle(const Model& model, const StateBundle& b,
                                                const RuntimeSettings& settings,
                                                uint32_t extra_tokens, RestoreTimings* timings,
                                                std::string* loaded_blob) {
@@ -84,15 +84,15 @@ Result<std::unique_ptr<Session>> RestoreBundle(const Model& model, const StateBu
   const uint32_t n_past = static_cast<uint32_t>(last_pos + 1);
   if (timings != nullptr) timings->rebuild_seconds = clock.Seconds();
 
-  VEXFS_ASSIGN_OR_RETURN(auto session, Session::Create(model, settings, n_past + extra_tokens + 1));
+  VEXFS_ASSIGN_OR_RETURN(auto context, ModelContext::Create(model, settings, n_past + extra_tokens + 1));
   clock.Restart();
-  VEXFS_RETURN_IF_ERROR(session->WriteSeqState(blob, n_past, b.next_logits));
+  VEXFS_RETURN_IF_ERROR(context->WriteSeqState(blob, n_past, b.next_logits));
   if (timings != nullptr) timings->load_seconds = clock.Seconds();
   if (loaded_blob != nullptr) *loaded_blob = std::move(blob);
-  return session;
+  return context;
 }
 
-Result<std::unique_ptr<Session>> RestoreFile(const Model& model, const std::string& path,
+Result<std::unique_ptr<ModelContext>> RestoreFile(const Model& model, const std::string& path,
                                              const usxf::Keyring* keyring,
                                              const RuntimeSettings& settings,
                                              uint32_t extra_tokens, RestoreTimings* timings) {

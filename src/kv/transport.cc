@@ -1,6 +1,6 @@
 // The sending side of USXF transfers: transfer ids, and SendFile with its
 // reconnect-and-resume loop. The receiver is in transport_receiver.cc and
-// transport_session.cc; the wire format in transport_protocol.cc.
+// transport_connection.cc; the wire format in transport_protocol.cc.
 #include "vexfs/kv/transport.h"
 
 #include <fcntl.h>

@@ -9,7 +9,7 @@
 #include <mutex>
 
 #include "common/file_util.h"
-#include "kv/transport_session.h"
+#include "kv/transport_connection.h"
 #include "kv/transport_socket.h"
 #include "kv/transport_spool.h"
 #include "vexfs/kv/transport.h"
@@ -30,11 +30,11 @@ struct Receiver::State {
     const int verdicts = verified.load() + refused.load();
     return options.max_streams > 0 && verdicts >= options.max_streams;
   }
-  void Count(SessionOutcome outcome) {
+  void Count(ConnectionOutcome outcome) {
     switch (outcome) {
-      case SessionOutcome::kVerified: ++verified; break;
-      case SessionOutcome::kRefused: ++refused; break;
-      case SessionOutcome::kDropped: ++dropped; break;
+      case ConnectionOutcome::kVerified: ++verified; break;
+      case ConnectionOutcome::kRefused: ++refused; break;
+      case ConnectionOutcome::kDropped: ++dropped; break;
     }
   }
 };
@@ -57,7 +57,7 @@ uint16_t Receiver::port() const { return state_->port; }
 
 Status Receiver::Run() {
   State& st = *state_;
-  const SessionEnv env{&st.options, &st.spool, st.stop.get()};
+  const ConnectionEnv env{&st.options, &st.spool, st.stop.get()};
   while (!st.Done()) {
     VEXFS_ASSIGN_OR_RETURN(net::Ready ready, net::Wait(st.listener.get(), POLLIN, net::kNoTimeout, st.stop.get()));
     if (ready == net::Ready::kStopped) break;

@@ -110,7 +110,7 @@ bool SameLayers(const SeqState& a, const SeqState& b) {
   return true;
 }
 
-Result<TensorCheck> CheckTensors(const Model& model, Session& target, const std::string& loaded,
+Result<TensorCheck> CheckTensors(const Model& model, ModelContext& target, const std::string& loaded,
                                  const CanonicalKv& source, CanonicalKv* readback) {
   const BlobShape shape = model.shape().blob();
   VEXFS_ASSIGN_OR_RETURN(std::string blob, target.ReadSeqState());
@@ -195,7 +195,7 @@ Result<ValidationReport> Validate(const Model& model, const StateBundle& b, cons
   r.restored_tokens = from_restore.tokens;
 
   // The target's own baseline: a second fresh context reads the prompt itself.
-  VEXFS_ASSIGN_OR_RETURN(auto baseline, Session::Create(model, o.target, r.n_tokens + o.horizon + 1));
+  VEXFS_ASSIGN_OR_RETURN(auto baseline, ModelContext::Create(model, o.target, r.n_tokens + o.horizon + 1));
   Stopwatch clock;
   VEXFS_RETURN_IF_ERROR(baseline->Prefill(b.info.token_ids, o.progress));
   r.reprefill_seconds = clock.Seconds();

@@ -80,9 +80,9 @@ Result<KvGeneration> RestoreState(const kv::Model& model, const std::string& sta
   VEXFS_ASSIGN_OR_RETURN(kv::RuntimeSettings settings, SettingsOf(context));
   VEXFS_ASSIGN_OR_RETURN(kv::StateBundle bundle, LoadState(model, state, keyring));
   kv::RestoreTimings timings;
-  VEXFS_ASSIGN_OR_RETURN(auto session,
+  VEXFS_ASSIGN_OR_RETURN(auto restored,
                          kv::RestoreBundle(model, bundle, settings, generate, &timings));
-  VEXFS_ASSIGN_OR_RETURN(kv::Continuation continuation, session->Greedy(generate));
+  VEXFS_ASSIGN_OR_RETURN(kv::Continuation continuation, restored->Greedy(generate));
   KvGeneration out;
   out.restored_tokens = static_cast<uint32_t>(bundle.info.n_tokens());
   out.text = model.Detokenize(continuation.tokens);

@@ -17,7 +17,7 @@
 
 #include "vexfs/kv/capture.h"
 #include "vexfs/kv/model.h"
-#include "vexfs/kv/session.h"
+#include "vexfs/kv/model_context.h"
 #include "vexfs/kv/validate.h"
 #include "vexfs/status.h"
 

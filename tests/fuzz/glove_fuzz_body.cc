@@ -8,8 +8,8 @@
 #include <cstring>
 #include <vector>
 
-#include "index/glove_embedder.h"
-#include "index/glove_file.h"
+#include "index/embedders/glove_embedder.h"
+#include "index/embedders/glove_file.h"
 
 namespace vexfs::index::fuzz {
 namespace {

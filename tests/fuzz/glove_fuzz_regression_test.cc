@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "fuzz/glove_fuzz_body.h"
-#include "index/glove_file.h"
+#include "index/embedders/glove_file.h"
 #include "test_util.h"
 
 namespace vexfs::index::fuzz {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "exec_embedder_test_util.h"
-#include "index/embedder_factory.h"
-#include "index/exec_embedder.h"
+#include "index/embedders/exec_embedder.h"
+#include "index/embedders/factory.h"
 #include "test_util.h"
 
 namespace vexfs::index::exec_test {

@@ -2,7 +2,7 @@
 // process behaves: the handshake and its checks, exact vectors through JSON
 // escaping, batching and ordering. Misbehaving processes, restarts, timeouts and
 // process lifetime are in exec_embedder_failure_test.cc.
-#include "index/exec_embedder.h"
+#include "index/embedders/exec_embedder.h"
 
 #include <gtest/gtest.h>
 

@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "index/exec_embedder.h"
+#include "index/embedders/exec_embedder.h"
 #include "test_util.h"
 
 namespace vexfs::index::exec_test {

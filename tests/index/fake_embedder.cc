@@ -1,5 +1,5 @@
 // A stand-in for an external embedding program, for exec_embedder_test. It speaks
-// the exec protocol (see src/index/exec_embedder.h) and misbehaves on request.
+// the exec protocol (see src/index/embedders/exec_embedder.h) and misbehaves on request.
 //
 //   fake_embedder [--starts FILE] MODE [ARG]
 //

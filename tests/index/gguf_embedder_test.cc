@@ -4,7 +4,7 @@
 // truncation with its warning, refusals naming the file, and model identity. The
 // tokenizer GGUF is required (scripts/fetch_llama.sh), so a missing one fails
 // rather than skips. Random weights prove the plumbing, not embedding quality.
-#include "index/gguf_embedder.h"
+#include "index/embedders/gguf_embedder.h"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +22,7 @@
 #include "ggml.h"
 #include "gguf.h"
 #include "index/bert_model_init.h"
-#include "index/embedder_factory.h"
+#include "index/embedders/factory.h"
 #include "test_util.h"
 #include "vexfs/kv/model_init.h"
 

@@ -3,7 +3,7 @@
 // skips; CI runs scripts/setup.sh first), and tiny files this test converts with
 // the same scripts/convert_glove.py to damage on purpose: truncation, flipped
 // bytes, absurd headers. Also the tokeniser's splitting rules.
-#include "index/glove_embedder.h"
+#include "index/embedders/glove_embedder.h"
 
 #include <gtest/gtest.h>
 #include <xxhash.h>
@@ -18,9 +18,9 @@
 #include <string_view>
 #include <vector>
 
-#include "index/embedder_factory.h"
-#include "index/glove_file.h"
-#include "index/word_tokens.h"
+#include "index/embedders/factory.h"
+#include "index/embedders/glove_file.h"
+#include "index/embedders/word_tokens.h"
 #include "test_util.h"
 
 namespace vexfs::index {

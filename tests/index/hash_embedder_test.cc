@@ -1,7 +1,7 @@
 // Tests for the built-in lexical hash embedder (deterministic, unit length, the
 // declared dimension, shared vocabulary scoring higher than unrelated text) and for
 // ValidateVector, which every vector passes before it is stored.
-#include "index/hash_embedder.h"
+#include "index/embedders/hash_embedder.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "index/embedder.h"
+#include "index/embedders/embedder.h"
 #include "test_util.h"
 
 namespace vexfs::index {

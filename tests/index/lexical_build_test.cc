@@ -7,8 +7,8 @@
 #include <mutex>
 #include <set>
 
-#include "index/lexical_analysis.h"
-#include "index/lexical_build.h"
+#include "index/lexical/analysis.h"
+#include "index/lexical/build.h"
 #include "index/model_registry.h"
 #include "test_util.h"
 #include "vexfs/extension.h"

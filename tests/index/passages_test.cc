@@ -3,7 +3,7 @@
 // the invariants every split keeps: passages in order, within max_bytes, never
 // splitting a UTF-8 character, never only whitespace, and together covering every
 // byte that is not whitespace.
-#include "index/passages.h"
+#include "index/indexing/passages.h"
 
 #include <gtest/gtest.h>
 

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "common/sha256.h"
+#include "index/dense/vector_index.h"
+#include "index/dense/vector_log.h"
 #include "index/model_registry.h"
-#include "index/top_k.h"
-#include "index/vector_index.h"
-#include "index/vector_log.h"
+#include "index/search/top_k.h"
 #include "test_util.h"
 #include "vexfs/extension.h"
 

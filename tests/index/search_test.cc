@@ -14,10 +14,10 @@
 #include <thread>
 #include <vector>
 
-#include "index/hash_embedder.h"
-#include "index/passages.h"
-#include "index/top_k.h"
 #include "db/background_indexer.h"
+#include "index/embedders/hash_embedder.h"
+#include "index/indexing/passages.h"
+#include "index/search/top_k.h"
 #include "test_util.h"
 #include "vexfs/index.h"
 

@@ -1,7 +1,7 @@
 // Tests for content-based text detection: what counts as text (valid UTF-8, no
 // NUL, few control characters, a character cut at the end allowed) and where the
 // last whole UTF-8 character before a position ends.
-#include "index/text_detect.h"
+#include "index/indexing/text_detect.h"
 
 #include <gtest/gtest.h>
 

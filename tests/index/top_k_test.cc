@@ -1,7 +1,7 @@
 // Tests for exact scoring: Similarity under both metrics, and TopK keeping the k
 // best ids, best first, with ties going to the smaller id whatever the order in
 // which candidates were offered.
-#include "index/top_k.h"
+#include "index/search/top_k.h"
 
 #include <gtest/gtest.h>
 

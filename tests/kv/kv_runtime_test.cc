@@ -62,7 +62,7 @@ class KvRuntimeTest : public ::testing::Test {
 TEST_F(KvRuntimeTest, SameConfigurationRestoreIsBitExactOver64Tokens) {
   const RuntimeSettings s = TestSettings();
   // The source: prefill and continue, as an agent that never moved would.
-  ASSIGN_OR_FAIL(auto source, Session::Create(*model_, s, tokens_.size() + 65));
+  ASSIGN_OR_FAIL(auto source, ModelContext::Create(*model_, s, tokens_.size() + 65));
   ASSERT_OK(source->Prefill(tokens_));
   ASSIGN_OR_FAIL(StateBundle bundle, CaptureBundle(*model_, *source, tokens_, 16));
   ASSIGN_OR_FAIL(Continuation want, source->Greedy(64));

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "vexfs/kv/model.h"
-#include "vexfs/kv/session.h"
+#include "vexfs/kv/model_context.h"
 #include "vexfs/status.h"
 
 namespace vexfs::kv::test {

@@ -2,7 +2,8 @@
 # Shows that scripts/check_layers.py catches what it exists to catch: in a small
 # tree, a layer reaching into another's private header (with quotes, with angle
 # brackets, or by a relative path), a wrapped library included outside its layer,
-# a front end including a private header, a front end opening a store past
+# a front end including a private header, the foundation (src/common)
+# including the store's public header, a front end opening a store past
 # vexfs::Db, and a file in no layer each fail the check by name; a tree
 # following the rules passes.
 # Usage: check_layers_test.sh REPO_ROOT
@@ -13,7 +14,8 @@ trap 'rm -rf "$work"' EXIT
 
 make_tree() {
   rm -rf "$work/tree"
-  mkdir -p "$work/tree"/{include/vexfs,src/store,src/fuse,tools/vexfs}
+  mkdir -p "$work/tree"/{include/vexfs,src/common,src/store,src/fuse,tools/vexfs}
+  printf '#include "vexfs/paths.h"\n#include "vexfs/types.h"\n' > "$work/tree/src/common/paths.cc"
   printf '#include <string>\n#include "vexfs/status.h"\n' > "$work/tree/include/vexfs/store.h"
   printf '#include <lmdb.h>\n#include "store/lmdb.h"\n#include "common/coding.h"\n' \
     > "$work/tree/src/store/lmdb.cc"
@@ -47,6 +49,9 @@ expect_fail tools/vexfs/main.cc '#include "kv/capture.h"' kv/capture.h "tools/ve
 expect_fail include/vexfs/store.h '#include "common/coding.h"' common/coding.h "include/vexfs may include only"
 expect_fail src/fuse/ops.cc '#include <store/lmdb.h>' store/lmdb.h "src/fuse may include only"
 expect_fail src/fuse/ops.cc '#include "../store/lmdb.h"' ../store/lmdb.h "a relative include path"
+# The foundation layer reaching up into the store it lies under.
+expect_fail src/common/paths.cc '#include "vexfs/store.h"' vexfs/store.h \
+  "src/common may include only the public headers"
 # A front end opening a store or an index past vexfs::Db.
 for call in 'auto s = Store::Open(path);' 'Index::Enable(store);' 'auto i = Index::Open (s);'; do
   make_tree

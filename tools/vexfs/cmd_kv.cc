@@ -197,9 +197,9 @@ void AddRestore(CLI::App& kv, Context& ctx) {
     auto loaded = LoadState(ctx, *a);
     if (!loaded) return;
     kv::RestoreTimings timings;
-    auto session = kv::RestoreBundle(*loaded->model, loaded->bundle, loaded->settings, *generate, &timings);
-    if (!session.ok()) return (void)ctx.Fail(session.status());
-    auto c = (*session)->Greedy(*generate);
+    auto context = kv::RestoreBundle(*loaded->model, loaded->bundle, loaded->settings, *generate, &timings);
+    if (!context.ok()) return (void)ctx.Fail(context.status());
+    auto c = (*context)->Greedy(*generate);
     if (!c.ok()) return (void)ctx.Fail(c.status());
     const std::string text = loaded->model->Detokenize(c->tokens);
     if (ctx.global.json) {
@@ -262,8 +262,8 @@ KvServeHook RestoreOnArrival(Context& ctx) {
     return std::function<Status(const kv::VerifiedStream&)>(
         [&ctx, a, keyring, model, settings](const kv::VerifiedStream& stream) -> Status {
           VEXFS_ASSIGN_OR_RETURN(kv::StateBundle b, kv::ReadStateFile(stream.path, keyring.get()));
-          VEXFS_ASSIGN_OR_RETURN(auto session, kv::RestoreBundle(*model, b, settings, a->generate, nullptr));
-          VEXFS_ASSIGN_OR_RETURN(kv::Continuation c, session->Greedy(a->generate));
+          VEXFS_ASSIGN_OR_RETURN(auto context, kv::RestoreBundle(*model, b, settings, a->generate, nullptr));
+          VEXFS_ASSIGN_OR_RETURN(kv::Continuation c, context->Greedy(a->generate));
           const std::string text = model->Detokenize(c.tokens);
           if (ctx.global.json) {
             ctx.PrintJson({{"restored", stream.name}, {"path", stream.path}, {"tokens", b.kv.n_tokens},

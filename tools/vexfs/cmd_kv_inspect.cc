@@ -93,9 +93,9 @@ Status RunLogits(Context& ctx, const LogitsArgs& a) {
   VEXFS_ASSIGN_OR_RETURN(std::unique_ptr<kv::Model> model, kv::Model::Load(a.model));
   VEXFS_ASSIGN_OR_RETURN(std::vector<int32_t> tokens, LogitsTokens(*model, a));
   const uint32_t n_ctx = static_cast<uint32_t>(tokens.size()) + 1;
-  VEXFS_ASSIGN_OR_RETURN(auto session, kv::Session::Create(*model, settings, n_ctx));
-  VEXFS_RETURN_IF_ERROR(session->Prefill(tokens));
-  const std::vector<float>& logits = session->pending_logits();
+  VEXFS_ASSIGN_OR_RETURN(auto context, kv::ModelContext::Create(*model, settings, n_ctx));
+  VEXFS_RETURN_IF_ERROR(context->Prefill(tokens));
+  const std::vector<float>& logits = context->pending_logits();
   if (!a.logits_out.empty()) {
     // Raw little-endian float32, one per vocabulary entry (x86-64 and ARM).
     VEXFS_RETURN_IF_ERROR(WriteLocalFileAtomically(

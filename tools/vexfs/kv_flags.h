@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "vexfs/kv/model.h"
-#include "vexfs/kv/session.h"
+#include "vexfs/kv/model_context.h"
 #include "vexfs/status.h"
 #include "vexfs/usxf_keys.h"
 #include "vexfs/usxf_kv.h"

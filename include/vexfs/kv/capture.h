@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "vexfs/kv/model.h"
-#include "vexfs/kv/session.h"
+#include "vexfs/kv/model_context.h"
 #include "vexfs/kv/state_file.h"
 #include "vexfs/status.h"
 
@@ -43,9 +43,9 @@ struct CaptureReport {
 
 Result<CaptureReport> Capture(const Model& model, const CaptureOptions& options);
 
-// The state of `session`'s sequence as a bundle (no reference yet): what Capture
+// The state of `context`'s sequence as a bundle (no reference yet): what Capture
 // writes and what `kv verify` reads back from a restored target.
-Result<StateBundle> CaptureBundle(const Model& model, Session& session,
+Result<StateBundle> CaptureBundle(const Model& model, ModelContext& context,
                                   const std::vector<int32_t>& tokens, uint32_t block_size);
 
 }  // namespace vexfs::kv

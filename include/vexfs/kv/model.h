@@ -3,7 +3,7 @@
 // The same path serves a user's real GGUF file and the random-weight test models
 // that model_init.h makes.
 //
-// Thread-safety: a loaded Model is read-only; contexts made from it (Session) may
+// Thread-safety: a loaded Model is read-only; contexts made from it (ModelContext) may
 // live on different threads.
 #ifndef VEXFS_KV_MODEL_H_
 #define VEXFS_KV_MODEL_H_

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "vexfs/kv/model.h"
-#include "vexfs/kv/session.h"
+#include "vexfs/kv/model_context.h"
 #include "vexfs/kv/state_file.h"
 #include "vexfs/status.h"
 #include "vexfs/usxf_keys.h"
@@ -37,13 +37,13 @@ struct RestoreTimings {
 // A fresh context with room for `extra_tokens` after the restored ones, holding
 // the state; generation continues from the carried next-token logits. The blob
 // handed to llama.cpp is kept in `loaded_blob` when given (for verification).
-Result<std::unique_ptr<Session>> RestoreBundle(const Model& model, const StateBundle& bundle,
+Result<std::unique_ptr<ModelContext>> RestoreBundle(const Model& model, const StateBundle& bundle,
                                                const RuntimeSettings& settings,
                                                uint32_t extra_tokens, RestoreTimings* timings,
                                                std::string* loaded_blob = nullptr);
 
 // ReadStateFile + RestoreBundle.
-Result<std::unique_ptr<Session>> RestoreFile(const Model& model, const std::string& path,
+Result<std::unique_ptr<ModelContext>> RestoreFile(const Model& model, const std::string& path,
                                              const usxf::Keyring* keyring,
                                              const RuntimeSettings& settings,
                                              uint32_t extra_tokens, RestoreTimings* timings);

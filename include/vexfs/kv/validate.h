@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "vexfs/kv/model.h"
-#include "vexfs/kv/session.h"
+#include "vexfs/kv/model_context.h"
 #include "vexfs/kv/state_file.h"
 #include "vexfs/status.h"
 

@@ -1,0 +1,63 @@
+// The searchable files of one view (a branch's working tree or a snapshot) under
+// one model: each file's path, mtime, version and passages with vector ids. A
+// search filters this list, marks the visible vector ids and scores only those.
+//
+// A working-tree file counts as indexed when its current version has passages:
+// ix_files says which version was indexed, and a file changed since (different
+// ctime) is checked by recomputing its manifest id, so a rename or chmod does not
+// hide it. Files whose current version has no passages yet are counted in
+// `unindexed_files` and are not searchable until the indexer reaches them.
+#ifndef VEXFS_INDEX_SEARCH_VIEW_CATALOG_H_
+#define VEXFS_INDEX_SEARCH_VIEW_CATALOG_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "index/index_records.h"
+#include "vexfs/extension.h"
+#include "vexfs/store.h"
+
+namespace vexfs::index {
+
+struct CatalogFile {
+  std::string path;  // relative to the view root, no leading slash
+  uint64_t ino = 0;  // working trees only
+  TimeNs mtime = 0;
+  ObjectId manifest;
+  std::vector<StoredPassage> passages;
+};
+
+// Where a vector id occurs: file index and passage index in the catalog.
+struct VectorUse {
+  uint64_t vector = 0;
+  uint32_t file = 0;
+  uint32_t passage = 0;
+};
+
+struct ViewCatalog {
+  bool is_snapshot = false;
+  ObjectId commit;          // snapshots
+  uint32_t branch_id = 0;   // working trees
+  std::string branch;       // working trees
+  std::vector<CatalogFile> files;  // sorted by path
+  std::vector<VectorUse> uses;     // sorted by vector id
+  uint64_t unindexed_files = 0;
+  // Bitmap of every vector id used in the view, sized for `bitmap_ids` ids.
+  std::vector<uint8_t> all_visible;
+  uint64_t bitmap_ids = 0;
+  uint64_t visible_vectors = 0;  // distinct ids set in all_visible
+  uint64_t searchable_files = 0; // files with at least one passage
+};
+
+Result<ViewCatalog> BuildWorkingCatalog(Store* store, std::string_view branch,
+                                        const ModelRecord& model);
+Result<ViewCatalog> BuildSnapshotCatalog(Store* store, const ObjectId& commit,
+                                         const ModelRecord& model);
+
+// Sets the bit of every vector of `file` in `bitmap`; returns how many were new.
+uint64_t MarkVisible(const CatalogFile& file, std::vector<uint8_t>* bitmap);
+
+}  // namespace vexfs::index
+
+#endif  // VEXFS_INDEX_SEARCH_VIEW_CATALOG_H_
