@@ -1,8 +1,9 @@
-// Filesystem: open files, buffered reads and writes, directories, xattrs, statfs.
+// Filesystem's files: open, buffered reads and writes, write-behind, flushes,
+// fallocate, copies and seeks (directories: dir_handles.cc; xattrs: xattrs.cc;
+// statfs: space.cc).
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,8 +12,6 @@
 #include "fuse/virtual_tree.h"
 
 namespace vexfs::fuse {
-
-inline constexpr std::string_view kUserXattrPrefix = "user.";
 
 Result<OpenedFile> Filesystem::OpenHandle(uint64_t ino, int flags) {
   std::shared_lock lock(namespace_mu_);
@@ -486,182 +485,6 @@ Status Filesystem::FlushAll() {
   }
   Status synced = SyncStore();
   return first.ok() ? synced : first;
-}
-
-Result<std::vector<DirItem>> Filesystem::ListDir(uint64_t ino) {
-  std::vector<DirItem> items{{".", ino, FileType::kDirectory}, {"..", ino, FileType::kDirectory}};
-  if (IsVirtualIno(ino)) {
-    VEXFS_ASSIGN_OR_RETURN(std::vector<DirItem> listed, virtual_tree_->List(ino));
-    items.insert(items.end(), listed.begin(), listed.end());
-    return items;
-  }
-  VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
-    VEXFS_ASSIGN_OR_RETURN(auto entries, ed.ListNames(ino));
-    items.reserve(items.size() + entries.size());
-    for (auto& e : entries) items.push_back({std::move(e.name), e.ino, e.type});
-    return Status::Ok();
-  }));
-  return items;
-}
-
-Result<uint64_t> Filesystem::OpenDir(uint64_t ino) {
-  VEXFS_ASSIGN_OR_RETURN(Attributes attr, GetAttr(ino));
-  if (attr.type != FileType::kDirectory) return Status::NotDirectory("not a directory");
-  std::lock_guard handles(handles_mu_);
-  uint64_t fh = next_handle_++;
-  dir_handles_[fh] = DirHandle{ino, false, {}, attr};
-  return fh;
-}
-
-std::optional<Attributes> Filesystem::RemovedOpenDir(uint64_t ino) {
-  std::lock_guard handles(handles_mu_);
-  for (const auto& [fh, dir] : dir_handles_) {
-    if (dir.ino != ino) continue;
-    Attributes attr = dir.attr;
-    attr.nlink = 0;
-    return attr;
-  }
-  return std::nullopt;
-}
-
-Result<std::vector<DirItem>*> Filesystem::DirListing(uint64_t fh, uint64_t offset) {
-  std::unique_lock handles(handles_mu_);
-  auto it = dir_handles_.find(fh);
-  if (it == dir_handles_.end()) return Status::InvalidArgument("unknown directory handle");
-  // Listed at each read from the start: the first after opendir and each after
-  // a rewinddir, so entries made in between show.
-  if (offset != 0 && it->second.listed) return &it->second.items;
-  uint64_t ino = it->second.ino;
-  handles.unlock();  // listing reads the store
-  auto items = ListDir(ino);
-  // A directory removed while open reads as empty, as on other file systems.
-  if (!items.ok() && items.status().code() == StatusCode::kNotFound) items = std::vector<DirItem>{};
-  VEXFS_RETURN_IF_ERROR(items.status());
-  handles.lock();
-  it = dir_handles_.find(fh);
-  if (it == dir_handles_.end()) return Status::InvalidArgument("unknown directory handle");
-  it->second.items = std::move(items).value();
-  it->second.listed = true;
-  return &it->second.items;
-}
-
-Status Filesystem::ReleaseDir(uint64_t fh) {
-  std::lock_guard handles(handles_mu_);
-  dir_handles_.erase(fh);
-  return Status::Ok();
-}
-
-// An allocation promises that writes into its range will not fail for space.
-// Zeros are stored as holes, so nothing is reserved; but a promise the store
-// could not keep at all is refused now, as ext4 does, rather than granted and
-// broken by the first write: the bytes past the file's end against the free
-// space statfs reports.
-Status Filesystem::CheckRoomFor(uint64_t ino, uint64_t end) {
-  VEXFS_ASSIGN_OR_RETURN(Attributes attr, StoreAttr(ino));  // called flushed, with the lock
-  if (end <= attr.size) return Status::Ok();
-  VEXFS_ASSIGN_OR_RETURN(uint64_t free_bytes, FreeBytes());
-  if (end - attr.size <= free_bytes) return Status::Ok();
-  return Status::NoSpace("fallocate of " + std::to_string(end - attr.size) +
-                         " bytes past the end with " + std::to_string(free_bytes) + " free");
-}
-
-// The store's free space: what is left of its map, and of the disk under it.
-Result<uint64_t> Filesystem::FreeBytes() {
-  VEXFS_ASSIGN_OR_RETURN(StoreStats stats, store_->Stats());
-  uint64_t free_bytes = stats.map_size > stats.map_used ? stats.map_size - stats.map_used : 0;
-  struct statvfs disk {};
-  if (::statvfs(store_->path().c_str(), &disk) == 0) {
-    free_bytes = std::min<uint64_t>(free_bytes, uint64_t{disk.f_bavail} * disk.f_frsize);
-  }
-  return free_bytes;
-}
-
-Result<struct statvfs> Filesystem::StatFs() {
-  VEXFS_ASSIGN_OR_RETURN(StoreStats stats, store_->Stats());
-  VEXFS_ASSIGN_OR_RETURN(uint64_t free_bytes, FreeBytes());
-  struct statvfs out {};
-  const uint64_t block = 4096;
-  out.f_bsize = block;
-  out.f_frsize = block;
-  out.f_blocks = stats.map_size / block;
-  out.f_bfree = free_bytes / block;
-  out.f_bavail = out.f_bfree;
-  out.f_files = uint64_t{1} << 32;  // inodes are not a limited resource
-  out.f_ffree = out.f_files;
-  out.f_favail = out.f_files;
-  out.f_namemax = kMaxNameLength;
-  return out;
-}
-
-static bool IsStoredXattrName(std::string_view name) {
-  return name.substr(0, kUserXattrPrefix.size()) == kUserXattrPrefix;
-}
-
-static Status CheckWritableXattr(std::string_view name) {
-  if (!IsStoredXattrName(name)) return Status::NotSupported("only user.* xattrs are stored");
-  return Status::Ok();
-}
-
-Status Filesystem::SetXattr(uint64_t ino, std::string_view name, std::string_view value,
-                            XattrMode mode) {
-  VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(ino));
-  VEXFS_RETURN_IF_ERROR(CheckWritableXattr(name));
-  if (IsIndexXattr(name)) return SetIndexXattr(ino, name, value);
-  return Edit([&](TreeEditor& ed) -> Status {
-    if (mode != XattrMode::kAny) {
-      auto existing = ed.GetXattr(ino, name);
-      if (!existing.ok() && !existing.status().IsNotFound()) return existing.status();
-      if (mode == XattrMode::kCreate && existing.ok()) {
-        return Status::AlreadyExists("xattr '" + std::string(name) + "' exists");
-      }
-      if (mode == XattrMode::kReplace && !existing.ok()) return existing.status();
-    }
-    return ed.SetXattr(ino, name, value);
-  });
-}
-
-Result<std::string> Filesystem::GetXattr(uint64_t ino, std::string_view name) {
-  if (IsVirtualIno(ino)) {
-    VEXFS_ASSIGN_OR_RETURN(XattrMap all, virtual_tree_->Xattrs(ino));
-    auto it = all.find(std::string(name));
-    if (it == all.end()) return Status::NotFound("xattr '" + std::string(name) + "' not set");
-    return it->second;
-  }
-  if (IsIndexXattr(name)) return GetIndexXattr(ino, name);
-  // Only user.* names are ever stored. The kernel asks for security.capability
-  // before every write to a file (to drop it), so this answer must not cost a
-  // read transaction.
-  if (!IsStoredXattrName(name)) return Status::NotFound("xattr '" + std::string(name) + "' not set");
-  std::string value;
-  VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
-    VEXFS_ASSIGN_OR_RETURN(value, ed.GetXattr(ino, name));
-    return Status::Ok();
-  }));
-  return value;
-}
-
-Result<std::vector<std::string>> Filesystem::ListXattrs(uint64_t ino) {
-  XattrMap all;
-  if (IsVirtualIno(ino)) {
-    VEXFS_ASSIGN_OR_RETURN(all, virtual_tree_->Xattrs(ino));
-  } else {
-    VEXFS_RETURN_IF_ERROR(View([&](TreeEditor& ed) -> Status {
-      VEXFS_ASSIGN_OR_RETURN(all, ed.ListXattrs(ino));
-      return Status::Ok();
-    }));
-  }
-  // The index's xattrs (user.vexfs.passages, user.vexfs.embedding.*) are read by
-  // name and never listed: cp -a, rsync -X and tar would copy them as if the
-  // agent had set them (docs/mount.md).
-  std::vector<std::string> names;
-  for (const auto& [name, value] : all) names.push_back(name);
-  return names;
-}
-
-Status Filesystem::RemoveXattr(uint64_t ino, std::string_view name) {
-  VEXFS_RETURN_IF_ERROR(RefuseIfReadOnly(ino));
-  if (IsIndexXattr(name)) return Status::NotSupported("vectors cannot be removed, only replaced");
-  return Edit([&](TreeEditor& ed) { return ed.RemoveXattr(ino, name); });
 }
 
 }  // namespace vexfs::fuse
