@@ -49,13 +49,18 @@ Result<PublishedGraphs::Lease> PublishedGraphs::Acquire(const ModelRecord& model
     return Lease();
   }
   VEXFS_RETURN_IF_ERROR(loaded.status());
-  std::lock_guard lock(mu_);
-  auto& slot = graphs_[model.id];
-  if (!slot) {  // a catch-up may have published a newer one meanwhile
-    slot = std::make_shared<Entry>();
-    slot->graph = std::move(*loaded);
+  std::shared_ptr<Entry> entry;
+  {
+    // mu_ is let go before the lease waits for the graph's search lock.
+    std::lock_guard lock(mu_);
+    auto& slot = graphs_[model.id];
+    if (!slot) {  // a catch-up may have published a newer one meanwhile
+      slot = std::make_shared<Entry>();
+      slot->graph = std::move(*loaded);
+    }
+    entry = slot;
   }
-  return Lease(slot);
+  return Lease(std::move(entry));
 }
 
 bool PublishedGraphs::CheckpointDue(const VectorIndex& graph) {
