@@ -14,7 +14,6 @@
 //   search_scale_bench --data DIR --passages N [--queries Q] [--reps R] [--dir D]
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -161,48 +160,19 @@ struct Latency {
   double p50_ms = 0, p99_ms = 0;
 };
 
-// The first query of `mode` in a new Index that has caught up (loaded the
-// graph and Xapian checkpoints and built the catalogs, as a Db's background
-// indexer does when it opens), in ms: the median over `reps` new Indexes.
-double FirstAfterCatchUp(Store* store, const std::string& query, SearchMode mode, int reps) {
-  std::vector<double> times;
-  for (int i = 0; i < reps; ++i) {
-    auto index = CheckValue(Index::Open(store), "open index");
-    Check(index->CatchUp(), "catch up");
-    SearchRequest r;
-    r.query = query;
-    r.mode = mode;
-    double start = NowSeconds();
-    CheckValue(index->Search(r), "search");
-    times.push_back((NowSeconds() - start) * 1000);
-  }
-  return Percentile(times, 0.5);
-}
-
-// The first query of `mode` in a new Index over the built store (what a new
-// process pays: it loads the graph and Xapian checkpoints), in ms.
-double FirstInNewIndex(Store* store, const std::string& query, SearchMode mode) {
+// The first query of `mode` in a new Index, in ms: one that has caught up
+// (loaded the graph and Xapian checkpoints and built the catalogs, as a Db's
+// background indexer does when it opens) or not (it loads the checkpoints, as
+// a new CLI process does).
+double FirstInNewIndex(Store* store, const std::string& query, SearchMode mode,
+                       bool caught_up) {
   auto index = CheckValue(Index::Open(store), "open index");
+  if (caught_up) Check(index->CatchUp(), "catch up");
   SearchRequest r;
   r.query = query;
   r.mode = mode;
   double start = NowSeconds();
   CheckValue(index->Search(r), "search");
-  return (NowSeconds() - start) * 1000;
-}
-
-std::string ShellQuote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// Runs `command` (output discarded) and returns its wall time in ms.
-double TimeCommand(const std::string& command) {
-  double start = NowSeconds();
-  if (std::system((command + " >/dev/null").c_str()) != 0) {
-    Check(Status::IOError(command + " failed"), "cli");
-  }
   return (NowSeconds() - start) * 1000;
 }
 
@@ -216,11 +186,12 @@ struct CliLatency {
 CliLatency MeasureCli(const std::string& cli, const std::string& store,
                       const std::vector<std::string>& queries, int reps) {
   CliLatency out;
-  std::string base = ShellQuote(cli) + " --store " + ShellQuote(store) + " ";
-  out.wait_ms = TimeCommand(base + "index wait");
+  out.wait_ms = TimeProcess({cli, "--store", store, "index", "wait"}) * 1000;
   for (const char* mode : {"dense", "hybrid"}) {
     auto search = [&](const std::string& q) {
-      return TimeCommand(base + "search --no-wait --mode " + mode + " -k 10 " + ShellQuote(q));
+      return TimeProcess({cli, "--store", store, "search", "--no-wait", "--mode", mode, "-k",
+                          "10", q}) *
+             1000;
     };
     Latency l;
     l.first_ms = search(queries.front());
@@ -338,9 +309,12 @@ int Main(int argc, char** argv) {
   Progress("first queries in a new index");
   std::map<std::string, double> first_new, first_caught_up;
   for (SearchMode mode : {SearchMode::kDense, SearchMode::kLexical, SearchMode::kHybrid}) {
-    first_new[SearchModeName(mode)] = FirstInNewIndex(store.get(), queries[1], mode);
-    first_caught_up[SearchModeName(mode)] =
-        FirstAfterCatchUp(store.get(), queries[2], mode, kFirstReps);
+    first_new[SearchModeName(mode)] = FirstInNewIndex(store.get(), queries[1], mode, false);
+    std::vector<double> caught_up;
+    for (int i = 0; i < kFirstReps; ++i) {
+      caught_up.push_back(FirstInNewIndex(store.get(), queries[2], mode, true));
+    }
+    first_caught_up[SearchModeName(mode)] = Percentile(caught_up, 0.5);
   }
   uint64_t lexical_files = XapianBytes(dir + "/glove-lex");
   // Tables.

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "fuse/filesystem.h"
+#include "fuse/kill_privs.h"
 #include "fuse/virtual_tree.h"
 
 namespace vexfs::fuse {
@@ -167,14 +168,18 @@ Result<size_t> Filesystem::Write(uint64_t ino, uint64_t /*fh*/, uint64_t offset,
   if (!state) return Status::InvalidArgument("write to a file that is not open");
   {
     std::unique_lock lock(state->mu);
-    if (!state->privs_clear) VEXFS_RETURN_IF_ERROR(DropPrivsBeforeWrite(ino, *state, caller));
+    // The store's attributes, read once and only where a check needs them: the
+    // first write into an empty buffer, or one that may clear setuid/setgid.
+    if (!state->buffer || !state->privs_clear) {
+      VEXFS_ASSIGN_OR_RETURN(Attributes stored, StoreAttr(ino));
+      if (stored.type != FileType::kRegular) return Status::IsDirectory("not a regular file");
+      if (!state->privs_clear) {
+        VEXFS_RETURN_IF_ERROR(DropPrivsBeforeWrite(ino, stored, *state, caller));
+      }
+    }
     // Make room first: a write that fails must leave nothing of itself behind.
     VEXFS_RETURN_IF_ERROR(MakeRoom(ino, state, lock, data.size()));
-    if (!state->buffer) {
-      VEXFS_ASSIGN_OR_RETURN(Attributes attr, StoreAttr(ino));
-      if (attr.type != FileType::kRegular) return Status::IsDirectory("not a regular file");
-      state->buffer.emplace();
-    }
+    if (!state->buffer) state->buffer.emplace();
     uint64_t before = state->buffer->bytes();
     state->buffer->Write(offset, data);
     open_files_.buffered_bytes += state->buffer->bytes() - before;
@@ -183,8 +188,8 @@ Result<size_t> Filesystem::Write(uint64_t ino, uint64_t /*fh*/, uint64_t offset,
   return data.size();
 }
 
-Status Filesystem::DropPrivsBeforeWrite(uint64_t ino, InodeState& state, const Caller& caller) {
-  VEXFS_ASSIGN_OR_RETURN(Attributes attr, StoreAttr(ino));
+Status Filesystem::DropPrivsBeforeWrite(uint64_t ino, const Attributes& attr,
+                                        InodeState& state, const Caller& caller) {
   uint32_t mode = ModeAfterChangeBy(attr, caller);
   if (mode != attr.mode) {
     VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
@@ -398,10 +403,14 @@ Status Filesystem::Fallocate(uint64_t ino, int mode, uint64_t offset, uint64_t l
     return Status::FileTooLarge("fallocate past the 1 TiB file size limit");
   }
   VEXFS_ASSIGN_OR_RETURN(auto hold, FlushAndHold(ino));
-  if (!punch) VEXFS_RETURN_IF_ERROR(CheckRoomFor(ino, offset + length));
+  uint64_t free_bytes = 0;
+  if (!punch) {
+    VEXFS_ASSIGN_OR_RETURN(free_bytes, FreeBytes());
+  }
   bool cleared = false;  // setuid or setgid, by a change of someone else's file
   VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
     VEXFS_ASSIGN_OR_RETURN(Attributes attr, ed.GetAttr(ino));
+    if (!punch) VEXFS_RETURN_IF_ERROR(CheckRoom(attr.size, offset + length, free_bytes));
     if (!keep_size && offset + length > attr.size) {
       VEXFS_RETURN_IF_ERROR(ed.Truncate(ino, offset + length));  // reads as zeros
     }

@@ -1,4 +1,5 @@
-// Filesystem: names, attributes and namespace changes (file_io.cc has the rest).
+// Filesystem: names, attributes and namespace changes (files: file_io.cc;
+// directories: dir_handles.cc; xattrs: xattrs.cc; statfs: space.cc).
 #include "fuse/filesystem.h"
 
 #include <fcntl.h>
@@ -6,6 +7,7 @@
 #include <optional>
 #include <sys/stat.h>
 
+#include "fuse/kill_privs.h"
 #include "fuse/virtual_tree.h"
 #include "vexfs/paths.h"
 

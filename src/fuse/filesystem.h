@@ -31,7 +31,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "fuse/kill_privs.h"
+#include "fuse/caller.h"
 #include "fuse/open_files.h"
 #include "fuse/write_behind.h"
 #include "vexfs/index.h"
@@ -194,8 +194,8 @@ class Filesystem {
   Status Edit(const std::function<Status(TreeEditor&)>& edit);
   Status View(const std::function<Status(TreeEditor&)>& read);
   Status RefuseIfReadOnly(uint64_t ino) const;
-  // kNoSpace when extending file `ino` to `end` bytes would need more than FreeBytes().
-  Status CheckRoomFor(uint64_t ino, uint64_t end);
+  // kNoSpace when extending a file of `size` bytes to `end` needs more than `free_bytes`.
+  static Status CheckRoom(uint64_t size, uint64_t end, uint64_t free_bytes);
   // What the store holds, without buffered writes.
   Result<Attributes> StoreAttr(uint64_t ino);
   // The file as its readers see it: store attributes with buffered writes applied.
@@ -231,9 +231,11 @@ class Filesystem {
   // let go first, as Release takes that lock itself.
   Result<Attributes> TruncateOpened(uint64_t ino, uint64_t fh, const Caller& caller,
                                     std::shared_lock<std::shared_mutex>* held);
-  // Applies ModeAfterChangeBy to `ino` before a change by `caller` buffers;
-  // `state` remembers a file left without such bits, so most writes skip this.
-  Status DropPrivsBeforeWrite(uint64_t ino, InodeState& state, const Caller& caller);
+  // Applies ModeAfterChangeBy to `ino`, whose stored attributes are `attr`,
+  // before a change by `caller` buffers; `state` remembers a file left without
+  // such bits, so most writes skip this.
+  Status DropPrivsBeforeWrite(uint64_t ino, const Attributes& attr, InodeState& state,
+                              const Caller& caller);
   Result<std::string> PathOf(uint64_t ino);
   // Lookup of "." or ".." in `ino`: what exported file handles need.
   Result<Attributes> LookupForHandle(uint64_t ino, std::string_view name);

@@ -6,24 +6,11 @@
 #define VEXFS_FUSE_KILL_PRIVS_H_
 
 #include <cstdint>
-#include <functional>
 
+#include "fuse/caller.h"
 #include "vexfs/types.h"
 
 namespace vexfs::fuse {
-
-// Who asks: new files belong to the caller.
-struct Caller {
-  uint32_t uid = 0;
-  uint32_t gid = 0;
-  // Whether the caller belongs to group `gid` beyond its own (its supplementary
-  // groups); asked only where the answer matters, since finding out reads /proc.
-  std::function<bool(uint32_t gid)> in_supplementary_group;
-
-  bool InGroup(uint32_t group) const {
-    return group == gid || (in_supplementary_group && in_supplementary_group(group));
-  }
-};
 
 // The permission bits (07777) a regular file has after `caller` changes it
 // (since Linux 6.2, should_remove_suid and setattr_should_drop_sgid): a caller

@@ -12,12 +12,9 @@ namespace vexfs::fuse {
 // could not keep at all is refused now, as ext4 does, rather than granted and
 // broken by the first write: the bytes past the file's end against the free
 // space statfs reports.
-Status Filesystem::CheckRoomFor(uint64_t ino, uint64_t end) {
-  VEXFS_ASSIGN_OR_RETURN(Attributes attr, StoreAttr(ino));  // called flushed, with the lock
-  if (end <= attr.size) return Status::Ok();
-  VEXFS_ASSIGN_OR_RETURN(uint64_t free_bytes, FreeBytes());
-  if (end - attr.size <= free_bytes) return Status::Ok();
-  return Status::NoSpace("fallocate of " + std::to_string(end - attr.size) +
+Status Filesystem::CheckRoom(uint64_t size, uint64_t end, uint64_t free_bytes) {
+  if (end <= size || end - size <= free_bytes) return Status::Ok();
+  return Status::NoSpace("fallocate of " + std::to_string(end - size) +
                          " bytes past the end with " + std::to_string(free_bytes) + " free");
 }
 

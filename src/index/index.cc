@@ -3,21 +3,18 @@
 #include "vexfs/index.h"
 
 #include <atomic>
-#include <filesystem>
 #include <functional>
 #include <mutex>
 
 #include "common/sha256.h"
 #include "index/dense/published_graphs.h"
 #include "index/dense/supplied_vectors.h"
-#include "index/dense/vector_index.h"
 #include "index/dense/vector_log.h"
 #include "index/embedders/factory.h"
 #include "index/indexing/file_passages.h"
 #include "index/indexing/indexer.h"
 #include "index/indexing/text_detect.h"
 #include "index/lexical/analysis.h"
-#include "index/lexical/lexical_index.h"
 #include "index/lexical/loaded_lexical.h"
 #include "index/model_registry.h"
 #include "index/search/fusion.h"
@@ -218,7 +215,6 @@ Status IndexImpl::Wait(const ProgressFn& progress, const std::function<bool()>& 
 }
 
 Status IndexImpl::Rebuild(const ProgressFn& progress) {
-  lexical_.Clear();
   StoreTxn txn;
   VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
   VEXFS_ASSIGN_OR_RETURN(auto models, ListModels(txn, ix_));

@@ -114,9 +114,4 @@ Status PublishedGraphs::Rebuild(const ModelRecord& model, const ProgressFn& prog
   return Status::Ok();
 }
 
-void PublishedGraphs::Clear() {
-  std::lock_guard lock(mu_);
-  graphs_.clear();
-}
-
 }  // namespace vexfs::index

@@ -68,9 +68,6 @@ class PublishedGraphs {
   // from the log and checkpoints it.
   Status Rebuild(const ModelRecord& model, const ProgressFn& progress);
 
-  // Forgets every graph in memory (their checkpoints stay).
-  void Clear();
-
  private:
   std::shared_ptr<Entry> Published(uint32_t model);
   void Publish(uint32_t model, std::unique_ptr<VectorIndex> graph);

@@ -69,9 +69,4 @@ Status LoadedLexical::Rebuild(const ModelRecord& model, const ProgressFn& progre
   return Status::Ok();
 }
 
-void LoadedLexical::Clear() {
-  std::lock_guard lock(mu_);
-  loaded_.clear();
-}
-
 }  // namespace vexfs::index

@@ -49,9 +49,6 @@ class LoadedLexical {
   // Removes the checkpoint of `model` and builds it again from the log.
   Status Rebuild(const ModelRecord& model, const ProgressFn& progress);
 
-  // Forgets every loaded index (their checkpoints stay).
-  void Clear();
-
  private:
   struct Loaded {
     std::unique_ptr<LexicalIndex> index;

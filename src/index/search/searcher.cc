@@ -295,7 +295,7 @@ Result<FilterResult> ApplyFilter(Store* store, const ViewCatalog& catalog,
 }
 
 uint64_t VisibleIds(const ViewCatalog& catalog, const FilterResult* filter) {
-  return filter == nullptr ? catalog.visible_vectors : filter->visible_count;
+  return VisibilityOf(catalog, filter, /*passages=*/false).count;
 }
 
 Result<SideRanking> RankDense(Store* store, const ViewCatalog& catalog,
