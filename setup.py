@@ -7,6 +7,12 @@ what `pip install --no-build-isolation .` does on a fresh checkout, offline.
 With VEXFS_BUILD_DIR naming a configured CMake build of this checkout (the
 README's setup passes build/), only the module target is brought up to date
 there and taken, so nothing is compiled twice.
+
+The package carries what the module loads at run time: llama.cpp's libraries
+(vexfs/llama/, the module's $ORIGIN-relative run path), the default embedder's
+GloVe vectors (vexfs/glove/) and llama.cpp's tokenizer vocabularies, so a wheel
+(`pip wheel --no-build-isolation .`) installs and runs in any virtual
+environment, away from this checkout.
 """
 import os
 import shutil
@@ -47,14 +53,18 @@ class CMakeBuild(build_ext):
                 f"vexfs: {built} was not built: is {build_dir} configured for this Python "
                 f"({sys.executable})? Configure it with -DVEXFS_PYTHON={sys.executable}"
             )
-        target = Path(self.get_ext_fullpath(ext.name))
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(built, target)
-        os.chmod(target, 0o755)
-        # The installed module needs no debugging symbols (a RelWithDebInfo build
-        # carries tens of MiB of them).
-        if shutil.which("strip"):
-            self.run_command_line(["strip", "--strip-debug", str(target)])
+        # CMake's install of the `python` component gives the module its
+        # $ORIGIN-relative run path and lays the llama.cpp libraries, the GloVe
+        # vectors and the vocabularies beside it; the package directory of the
+        # wheel takes all of it. --strip: the wheel needs no debugging symbols
+        # (a RelWithDebInfo build carries tens of MiB of them).
+        staging = Path(self.build_temp).resolve() / "cmake-install"
+        shutil.rmtree(staging, ignore_errors=True)
+        self.run_command_line(["cmake", "--install", build_dir, "--component", "python",
+                               "--prefix", str(staging), "--strip"])
+        package_dir = Path(self.get_ext_fullpath(ext.name)).parent
+        package_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(staging / "vexfs", package_dir, dirs_exist_ok=True)
 
     def configure(self, build_dir: str) -> None:
         generator = ["-G", "Ninja"] if shutil.which("ninja") else []

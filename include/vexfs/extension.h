@@ -42,6 +42,9 @@
 #include "vexfs/store.h"
 #include "vexfs/types.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs {
 
 namespace internal {
@@ -406,5 +409,7 @@ class CommitWatch {
 StoreTxn TransactionOf(TreeEditor& editor);
 
 }  // namespace vexfs
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_EXTENSION_H_

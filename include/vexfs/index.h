@@ -40,6 +40,9 @@
 #include "vexfs/store.h"
 #include "vexfs/types.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs {
 
 namespace index {
@@ -247,5 +250,7 @@ class Index {
 };
 
 }  // namespace vexfs
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_INDEX_H_

@@ -22,6 +22,9 @@
 #include "vexfs/store.h"
 #include "vexfs/types.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs {
 
 // "2026-12-02T15:00:00Z": whole seconds, UTC.
@@ -54,5 +57,7 @@ nlohmann::json StoreStatsJson(const StoreStats& s);
 nlohmann::json FileContentJson(std::string_view path, std::string_view bytes);
 
 }  // namespace vexfs
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_JSON_H_

@@ -18,6 +18,9 @@
 #include "vexfs/status.h"
 #include "vexfs/store.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs {
 
 struct PutOptions {
@@ -97,5 +100,7 @@ Result<std::string> ReadLocalFile(const std::string& path);
 Status WriteLocalFileAtomically(const std::string& path, std::string_view bytes);
 
 }  // namespace vexfs
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_LOCAL_FILES_H_

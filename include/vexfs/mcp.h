@@ -15,6 +15,9 @@
 
 #include "vexfs/status.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs {
 
 struct McpOptions {
@@ -31,5 +34,7 @@ Status ServeMcp(const McpOptions& options, std::istream& in, std::ostream& out,
                 std::ostream& log);
 
 }  // namespace vexfs
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_MCP_H_

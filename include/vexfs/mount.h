@@ -14,6 +14,9 @@
 
 #include "vexfs/status.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs {
 
 struct MountOptions {
@@ -61,5 +64,7 @@ Status Remount(const MountOptions& options);
 Status Unmount(const std::string& mountpoint);
 
 }  // namespace vexfs
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_MOUNT_H_

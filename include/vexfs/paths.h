@@ -14,6 +14,9 @@
 
 #include "vexfs/status.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs {
 
 // Reserved name of the working tree in diff arguments: no snapshot or branch
@@ -55,5 +58,7 @@ Result<std::string> CanonicalPath(std::string_view path);
 std::string JoinPath(std::string_view dir, std::string_view name);
 
 }  // namespace vexfs
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_PATHS_H_

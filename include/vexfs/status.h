@@ -16,6 +16,9 @@
 #include <string_view>
 #include <utility>
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs {
 
 enum class StatusCode : int {
@@ -136,5 +139,7 @@ class [[nodiscard]] Result {
   auto tmp = (expr);                                  \
   if (!tmp.ok()) return tmp.status();                 \
   decl = std::move(tmp).value()
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_STATUS_H_

@@ -43,6 +43,9 @@
 #include "vexfs/status.h"
 #include "vexfs/types.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs {
 
 class TreeEditor;
@@ -406,5 +409,7 @@ class Store {
 };
 
 }  // namespace vexfs
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_STORE_H_

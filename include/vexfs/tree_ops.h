@@ -11,6 +11,9 @@
 #include "vexfs/status.h"
 #include "vexfs/store.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs {
 
 // A new file's or directory's owner and permission bits as every front end
@@ -38,5 +41,7 @@ Status MovePath(TreeEditor& editor, std::string_view from, std::string_view to, 
                 std::string* moved_to = nullptr);
 
 }  // namespace vexfs
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_TREE_OPS_H_

@@ -11,6 +11,9 @@
 
 #include "vexfs/status.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs {
 
 // The longest path component, as in most POSIX file systems.
@@ -86,5 +89,7 @@ struct DirEntry {
 using XattrMap = std::map<std::string, std::string>;
 
 }  // namespace vexfs
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_TYPES_H_

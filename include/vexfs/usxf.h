@@ -35,6 +35,9 @@
 
 #include "vexfs/status.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs::usxf {
 
 inline constexpr uint16_t kMajorVersion = 1;
@@ -346,5 +349,7 @@ class MappedFile {
 std::string SignedMessage(const Digest& root);
 
 }  // namespace vexfs::usxf
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_USXF_H_

@@ -11,6 +11,9 @@
 
 #include "vexfs/usxf.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs::usxf {
 
 // Writes to a new temporary "<path>.tmp.<pid>.<random>" (created exclusively, never
@@ -64,5 +67,7 @@ class StringSource : public ByteSource {
 };
 
 }  // namespace vexfs::usxf
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_USXF_IO_H_

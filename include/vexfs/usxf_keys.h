@@ -17,6 +17,9 @@
 
 #include "vexfs/usxf.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs::usxf {
 
 struct PublicKey {
@@ -97,5 +100,7 @@ VerifyReport VerifyBytes(std::string_view file, const VerifyOptions& options);
 Status SignFile(const std::string& path, const SigningKey& key);
 
 }  // namespace vexfs::usxf
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_USXF_KEYS_H_

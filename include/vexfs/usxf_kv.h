@@ -19,6 +19,9 @@
 
 #include "vexfs/usxf.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs::usxf {
 
 enum class AttentionKind : uint32_t { kMHA = 1, kGQA = 2, kMQA = 3 };
@@ -93,5 +96,7 @@ SectionInfo KvSection(const std::string& name, const KvCacheInfo& kv, DType dtyp
                       Encoding encoding = Encoding::kNone, uint32_t group_size = 0);
 
 }  // namespace vexfs::usxf
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_USXF_KV_H_

@@ -12,6 +12,9 @@
 
 #include "vexfs/usxf.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs::usxf {
 
 // |decoded - x| <= kF16RelativeError * |x| for |x| in f16's normal range
@@ -41,5 +44,7 @@ Status DecodeValues(DType dtype, Encoding encoding, uint32_t group_size,
 size_t DTypeSize(DType dtype);  // bytes per element; 0 for kNone and kQ8_0
 
 }  // namespace vexfs::usxf
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_USXF_QUANT_H_

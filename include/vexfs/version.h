@@ -7,11 +7,16 @@
 #ifndef VEXFS_VERSION_H_
 #define VEXFS_VERSION_H_
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs {
 
 // "0.1.0": the version the library was built as. Static storage; never null.
 const char* Version();
 
 }  // namespace vexfs
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_VERSION_H_

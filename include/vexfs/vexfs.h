@@ -19,6 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The public API: exported from libvexfs.so, built with hidden visibility. */
+#pragma GCC visibility push(default)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -207,5 +210,7 @@ int vexfs_branch_list(vexfs_store* store, int (*fn)(void* ctx, const struct vexf
 #ifdef __cplusplus
 }
 #endif
+
+#pragma GCC visibility pop
 
 #endif /* VEXFS_VEXFS_H_ */

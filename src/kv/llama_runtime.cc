@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "common/shipped_files.h"
 #include "ggml-backend.h"
 #include "llama.h"
 
@@ -20,17 +21,12 @@ void FilterLog(ggml_log_level, const char* text, void*) {
   if (verbose) std::fputs(text, stderr);
 }
 
-std::string EnvOr(const char* name, const char* fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? v : fallback;
-}
-
 }  // namespace
 
-std::string LlamaLibraryDir() { return EnvOr("VEXFS_LLAMA_LIB_DIR", VEXFS_LLAMA_LIB_DIR); }
+std::string LlamaLibraryDir() { return ShippedLlamaLibraryDir(); }
 
 std::string VocabPath(std::string_view arch) {
-  return EnvOr("VEXFS_LLAMA_VOCAB_DIR", VEXFS_LLAMA_VOCAB_DIR) + "/ggml-vocab-" +
+  return ShippedLlamaVocabularyDir() + "/ggml-vocab-" +
          std::string(arch) + ".gguf";
 }
 

@@ -17,11 +17,12 @@ namespace vexfs::kv {
 // kNotFound when no backend (not even the CPU one) could be loaded.
 Status EnsureLlamaRuntime();
 
-// $VEXFS_LLAMA_LIB_DIR, else the directory the build linked against.
+// $VEXFS_LLAMA_LIB_DIR, else the libraries shipped beside VexFS, else the
+// directory the build linked against (common/shipped_files.h).
 std::string LlamaLibraryDir();
 
 // The tokenizer-only GGUF shipped with llama.cpp for `arch` ("qwen2"):
-// $VEXFS_LLAMA_VOCAB_DIR/ggml-vocab-<arch>.gguf, else the build's models directory.
+// <dir>/ggml-vocab-<arch>.gguf, dir found as the libraries are ($VEXFS_LLAMA_VOCAB_DIR).
 std::string VocabPath(std::string_view arch);
 
 // "llama.cpp <commit> (node-llama-cpp 3.22.1)": recorded in captured state.

@@ -24,6 +24,9 @@
 
 #include "vexfs/status.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs::kv {
 
 // The ggml cache types a KV cache may hold (values are ggml's type ids).
@@ -72,5 +75,7 @@ Result<SeqState> ParseSeqState(std::string_view blob, const BlobShape& shape);
 Result<std::string> BuildSeqState(const SeqState& state, const BlobShape& shape);
 
 }  // namespace vexfs::kv
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_KV_BLOB_FORMAT_H_

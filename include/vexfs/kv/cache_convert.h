@@ -22,6 +22,9 @@
 #include "vexfs/kv/blob_format.h"
 #include "vexfs/status.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs::kv {
 
 struct CanonicalKv {
@@ -76,5 +79,7 @@ void ApplyHadamard(std::vector<float>& values, uint32_t block);
 uint32_t RuntimeRotation(CacheType type, uint32_t head_dim, bool for_k);
 
 }  // namespace vexfs::kv
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_KV_CACHE_CONVERT_H_

@@ -17,6 +17,9 @@
 #include "vexfs/kv/state_file.h"
 #include "vexfs/status.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs::kv {
 
 struct CaptureOptions {
@@ -49,5 +52,7 @@ Result<StateBundle> CaptureBundle(const Model& model, ModelContext& context,
                                   const std::vector<int32_t>& tokens, uint32_t block_size);
 
 }  // namespace vexfs::kv
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_KV_CAPTURE_H_

@@ -22,6 +22,9 @@
 #include "vexfs/status.h"
 #include "vexfs/usxf_kv.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs::kv {
 
 struct HfCache {
@@ -62,5 +65,7 @@ Result<StateBundle> BundleFromHf(const HfExport& in);
 Result<StateBundle> ReadHfExport(const std::string& folder);
 
 }  // namespace vexfs::kv
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_KV_HF_LAYOUT_H_

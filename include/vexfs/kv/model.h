@@ -17,6 +17,9 @@
 #include "vexfs/status.h"
 #include "vexfs/usxf_kv.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 struct llama_model;
 struct llama_vocab;
 
@@ -76,5 +79,7 @@ class Model {
 };
 
 }  // namespace vexfs::kv
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_KV_MODEL_H_

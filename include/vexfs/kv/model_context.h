@@ -17,6 +17,9 @@
 #include "vexfs/kv/model.h"
 #include "vexfs/status.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 struct llama_context;
 
 namespace vexfs::kv {
@@ -91,5 +94,7 @@ class ModelContext {
 int32_t Argmax(const std::vector<float>& logits);
 
 }  // namespace vexfs::kv
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_KV_SESSION_H_

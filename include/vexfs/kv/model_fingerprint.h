@@ -15,6 +15,9 @@
 #include "vexfs/status.h"
 #include "vexfs/usxf.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs::kv {
 
 struct ModelFingerprints {
@@ -29,5 +32,7 @@ struct ModelFingerprints {
 Result<ModelFingerprints> FingerprintGguf(const std::string& path);
 
 }  // namespace vexfs::kv
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_KV_MODEL_FINGERPRINT_H_

@@ -16,6 +16,9 @@
 
 #include "vexfs/status.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs::kv {
 
 struct ModelShape {
@@ -51,5 +54,7 @@ struct ModelInitOptions {
 Status InitRandomModel(const ModelInitOptions& options);
 
 }  // namespace vexfs::kv
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_KV_MODEL_INIT_H_

@@ -18,6 +18,9 @@
 #include "vexfs/status.h"
 #include "vexfs/usxf_keys.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs::kv {
 
 // kInvalidArgument naming every part of the identity or structure that differs
@@ -49,5 +52,7 @@ Result<std::unique_ptr<ModelContext>> RestoreFile(const Model& model, const std:
                                              uint32_t extra_tokens, RestoreTimings* timings);
 
 }  // namespace vexfs::kv
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_KV_RESTORE_H_

@@ -28,6 +28,9 @@
 #include "vexfs/usxf_keys.h"
 #include "vexfs/usxf_kv.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs::kv {
 
 struct ReferenceStep {
@@ -79,5 +82,7 @@ ReferenceStep MakeReferenceStep(int32_t token, const std::vector<float>& logits,
 usxf::Digest LogitsDigest(const std::vector<float>& logits);
 
 }  // namespace vexfs::kv
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_KV_STATE_FILE_H_

@@ -32,6 +32,9 @@
 #include "vexfs/usxf.h"
 #include "vexfs/usxf_keys.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs::kv {
 
 // Names one file's transfer across reconnects: SHA-256 over the file's size, its
@@ -145,5 +148,7 @@ class Receiver {
 Status Serve(ServeOptions options, const std::function<void(uint16_t port)>& on_listening = {});
 
 }  // namespace vexfs::kv
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_KV_TRANSPORT_H_

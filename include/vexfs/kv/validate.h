@@ -26,6 +26,9 @@
 #include "vexfs/kv/state_file.h"
 #include "vexfs/status.h"
 
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
+
 namespace vexfs::kv {
 
 struct ValidateOptions {
@@ -97,5 +100,7 @@ Result<ValidationReport> Validate(const Model& model, const StateBundle& bundle,
                                   const ValidateOptions& options);
 
 }  // namespace vexfs::kv
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_KV_VALIDATE_H_

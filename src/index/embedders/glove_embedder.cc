@@ -14,15 +14,11 @@
 
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <utility>
 #include <vector>
 
+#include "common/shipped_files.h"
 #include "index/embedders/word_tokens.h"
-
-#ifndef VEXFS_GLOVE_DEFAULT_PATH
-#define VEXFS_GLOVE_DEFAULT_PATH ".deps/glove/glove-6b-100d-f16.vxg"
-#endif
 
 namespace vexfs::index {
 namespace {
@@ -235,11 +231,7 @@ class GloveEmbedder : public Embedder {
 
 }  // namespace
 
-std::string DefaultGlovePath() {
-  const char* env = std::getenv("VEXFS_GLOVE");
-  if (env != nullptr && *env != '\0') return env;
-  return VEXFS_GLOVE_DEFAULT_PATH;
-}
+std::string DefaultGlovePath() { return ShippedGlovePath(); }
 
 Result<std::unique_ptr<Embedder>> MakeGloveEmbedder(const std::string& path) {
   auto file = GloveFile::Open(path);

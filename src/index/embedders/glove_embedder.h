@@ -18,8 +18,8 @@ namespace vexfs::index {
 // changing tokenisation, weights or unknown-word vectors makes a new model.
 inline constexpr std::string_view kGloveAlgorithm = "glove-sif-v1";
 
-// $VEXFS_GLOVE when set and non-empty, else the file scripts/setup.sh writes
-// (.deps/glove/glove-6b-100d-f16.vxg of the source tree this was built from).
+// $VEXFS_GLOVE when set and non-empty, else the file shipped beside the library
+// (common/shipped_files.h), else the one this build's setup fetched.
 std::string DefaultGlovePath();
 
 // Opens and verifies `path` (see GloveFile::Open for the errors) and returns an

@@ -2,7 +2,7 @@
 // puts a file, takes a snapshot, changes the file, reads both versions back,
 // searches the snapshot, keeps a note about the file in a table of its own
 // (the store's extension interface: written in the same edit as the file) and
-// prints what it found as JSON. The package test runs
+// prints what it found as JSON. The install test runs
 // it once built through find_package(vexfs) and once through pkg-config.
 #include <iostream>
 #include <string>
