@@ -20,7 +20,7 @@ Result<OpenedFile> Filesystem::OpenHandle(uint64_t ino, int flags) {
 }
 
 Result<OpenedFile> Filesystem::OpenHandleLocked(uint64_t ino, int flags) {
-  auto state = open_files_.Acquire(ino);
+  open_files_.Acquire(ino);
   auto attr = StoreAttr(ino);
   if (!attr.ok()) {
     open_files_.Release(ino);
@@ -133,27 +133,26 @@ Status Filesystem::ReadTo(uint64_t ino, uint64_t fh, uint64_t offset, uint64_t l
     sink({data});
     return Status::Ok();
   }
-  auto state = open_files_.Find(ino);
-  std::unique_lock<std::mutex> lock;
-  if (state) {
-    lock = std::unique_lock(state->mu);
+  auto inode = open_files_.Find(ino);
+  OpenInode::Guard guard;
+  if (inode) {
+    guard = inode->Lock();
     // Without buffered writes the store holds the file: a write or flush racing
     // with this read lands wholly before or after it (a flush is one
     // transaction), so readers need not queue behind each other.
-    if (!state->buffer) lock.unlock();
+    if (!guard.buffered()) guard = OpenInode::Guard();
   }
-  const InodeState* buffered = lock.owns_lock() ? state.get() : nullptr;
   return View([&](TreeEditor& ed) -> Status {
     TreeEditor::ByteViews stored;
-    if (!buffered) {
+    if (!guard.holds()) {
       VEXFS_RETURN_IF_ERROR(ed.ReadViews(ino, offset, length, &stored));
       sink(stored.views);  // straight from the map, inside the transaction
       return Status::Ok();
     }
     VEXFS_ASSIGN_OR_RETURN(Attributes attr, ed.GetAttr(ino));
-    const uint64_t size = buffered->SizeOver(attr.size);
+    const uint64_t size = guard.SizeOver(attr.size);
     VEXFS_RETURN_IF_ERROR(ed.ReadViews(ino, offset, length, &stored));
-    sink({buffered->Overlay(offset, length, stored.Join(), size)});
+    sink({guard.Overlay(offset, length, stored.Join(), size)});
     return Status::Ok();
   });
 }
@@ -164,32 +163,27 @@ Result<size_t> Filesystem::Write(uint64_t ino, uint64_t /*fh*/, uint64_t offset,
   if (offset > kMaxFileSize || data.size() > kMaxFileSize - offset) {
     return Status::FileTooLarge("a write past 1 TiB, the largest file the store holds");
   }
-  auto state = open_files_.Find(ino);
-  if (!state) return Status::InvalidArgument("write to a file that is not open");
+  auto inode = open_files_.Find(ino);
+  if (!inode) return Status::InvalidArgument("write to a file that is not open");
   {
-    std::unique_lock lock(state->mu);
+    OpenInode::Guard guard = inode->Lock();
     // The store's attributes, read once and only where a check needs them: the
     // first write into an empty buffer, or one that may clear setuid/setgid.
-    if (!state->buffer || !state->privs_clear) {
+    if (!guard.buffered() || !inode->privs_clear()) {
       VEXFS_ASSIGN_OR_RETURN(Attributes stored, StoreAttr(ino));
       if (stored.type != FileType::kRegular) return Status::IsDirectory("not a regular file");
-      if (!state->privs_clear) {
-        VEXFS_RETURN_IF_ERROR(DropPrivsBeforeWrite(ino, stored, *state, caller));
+      if (!inode->privs_clear()) {
+        VEXFS_RETURN_IF_ERROR(DropPrivsBeforeWrite(ino, stored, *inode, caller));
       }
     }
-    // Make room first: a write that fails must leave nothing of itself behind.
-    VEXFS_RETURN_IF_ERROR(MakeRoom(ino, state, lock, data.size()));
-    if (!state->buffer) state->buffer.emplace();
-    uint64_t before = state->buffer->bytes();
-    state->buffer->Write(offset, data);
-    open_files_.buffered_bytes += state->buffer->bytes() - before;
+    VEXFS_RETURN_IF_ERROR(guard.Write(offset, data));
   }
-  if (open_files_.buffered_bytes > options_.total_buffer_limit) FlushOthers(ino);
+  if (open_files_.buffered_bytes() > options_.total_buffer_limit) FlushOthers(ino);
   return data.size();
 }
 
 Status Filesystem::DropPrivsBeforeWrite(uint64_t ino, const Attributes& attr,
-                                        InodeState& state, const Caller& caller) {
+                                        OpenInode& inode, const Caller& caller) {
   uint32_t mode = ModeAfterChangeBy(attr, caller);
   if (mode != attr.mode) {
     VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) -> Status {
@@ -200,139 +194,32 @@ Status Filesystem::DropPrivsBeforeWrite(uint64_t ino, const Attributes& attr,
     if (on_mode_cleared_) on_mode_cleared_(ino);
   }
   // A root writer leaves the bits, so the next writer is checked again.
-  state.privs_clear = !HasPrivBits(mode);
+  inode.set_privs_clear(!HasPrivBits(mode));
   return Status::Ok();
-}
-
-Status Filesystem::MakeRoom(uint64_t ino, const std::shared_ptr<InodeState>& state,
-                            std::unique_lock<std::mutex>& lock, uint64_t incoming) {
-  if (!state->buffer) return Status::Ok();
-  if (open_files_.buffered_bytes + incoming > options_.total_buffer_limit) {
-    return FlushState(ino, *state, lock);  // memory pressure: no more in flight
-  }
-  if (!options_.write_behind) {
-    if (state->buffer->bytes() + incoming <= options_.file_buffer_limit) return Status::Ok();
-    return FlushState(ino, *state, lock);
-  }
-  // Half the limit in `buffer`, half in `behind`: a file never holds more.
-  auto fits = [&] {
-    return !state->buffer || state->buffer->bytes() + incoming <= options_.file_buffer_limit / 2;
-  };
-  if (fits()) return Status::Ok();
-  // One write-out per file at a time: a writer faster than the store waits
-  // here, and lets a flush or fsync waiting too go first; otherwise it could
-  // start the next write-out before them, again and again, and keep them waiting.
-  state->behind_done.wait(
-      lock, [&] { return !state->behind_busy && state->flush_waiters == 0; });
-  // The last one failed: try it again now, and fail this write if it fails.
-  if (state->behind) return FlushState(ino, *state, lock);
-  // The lock was let go while waiting: a flush may have written the buffer out.
-  if (fits() || state->buffer->empty()) return Status::Ok();
-  StartWriteBehind(ino, state);
-  return Status::Ok();
-}
-
-void Filesystem::StartWriteBehind(uint64_t ino, const std::shared_ptr<InodeState>& state) {
-  const TimeNs mtime = state->buffer->mtime();
-  state->behind = std::make_shared<const WriteBuffer>(std::move(*state->buffer));
-  state->buffer.emplace(mtime);
-  state->behind_busy = true;
-  write_behind_.Post([this, ino, state] { WriteOutBehind(ino, state); });
-}
-
-void Filesystem::WriteOutBehind(uint64_t ino, const std::shared_ptr<InodeState>& state) {
-  std::shared_ptr<const WriteBuffer> behind;
-  {
-    std::lock_guard lock(state->mu);
-    behind = state->behind;
-  }
-  // Without the file's lock: its writer goes on meanwhile. Readers overlay
-  // `behind` until it is dropped below, so they see the same bytes whether
-  // their snapshot of the store is from before this commit or after it.
-  // (No buffer, never expected: nothing to write, but the waiters still wake.)
-  Status st = behind ? Edit([&](TreeEditor& ed) { return behind->ApplyTo(ed, ino); })
-                     : Status::Ok();
-  std::lock_guard lock(state->mu);
-  if (st.ok() && behind) {
-    open_files_.buffered_bytes -= behind->bytes();
-    state->behind.reset();
-  }
-  state->behind_busy = false;
-  state->behind_done.notify_all();
 }
 
 void Filesystem::WriteOutAged(std::chrono::steady_clock::time_point now) {
   if (options_.read_only) return;
   const auto cutoff = now - options_.max_buffer_age;
-  for (auto& [ino, state] : open_files_.All()) {
-    std::lock_guard lock(state->mu);
-    if (state->behind_busy || state->flush_waiters > 0) continue;
-    if (state->behind) {
-      // An earlier write-out failed (a full store, say): try it again, so a
-      // file that stays open still gets out once it can.
-      state->behind_busy = true;
-      write_behind_.Post([this, ino, state] { WriteOutBehind(ino, state); });
-      continue;
-    }
-    if (!state->buffer || state->buffer->empty() || state->buffer->first_write() > cutoff) {
-      continue;
-    }
-    StartWriteBehind(ino, state);
-  }
+  for (auto& [ino, inode] : open_files_.All()) inode->WriteOutIfOlderThan(cutoff);
 }
 
 void Filesystem::FlushOthers(uint64_t except) {
   // One thread at a time walks the open files; the others just write on.
   if (relieving_.exchange(true)) return;
-  for (auto& [ino, state] : open_files_.All()) {
-    if (open_files_.buffered_bytes <= options_.total_buffer_limit / 2) break;
+  for (auto& [ino, inode] : open_files_.All()) {
+    if (open_files_.buffered_bytes() <= options_.total_buffer_limit / 2) break;
     if (ino == except) continue;
-    std::unique_lock lock(state->mu);
     // A failure keeps the bytes buffered; close() or fsync() reports it.
-    (void)FlushState(ino, *state, lock);
+    (void)inode->Lock().Flush();
   }
   relieving_ = false;
 }
 
-void Filesystem::LogDropped(uint64_t ino, const InodeState& state, const Status& why) {
-  if (state.BufferedBytes() == 0) return;
-  std::fprintf(stderr, "vexfs mount: dropping %llu unwritten bytes of inode %llu: %s\n",
-               static_cast<unsigned long long>(state.BufferedBytes()),
-               static_cast<unsigned long long>(ino), why.ToString().c_str());
-}
-
-void Filesystem::ForgetBuffer(InodeState& state) {
-  open_files_.buffered_bytes -= state.BufferedBytes();
-  state.buffer.reset();
-  state.behind.reset();
-}
-
-Status Filesystem::FlushState(uint64_t ino, InodeState& state,
-                              std::unique_lock<std::mutex>& lock) {
-  ++state.flush_waiters;
-  state.behind_done.wait(lock, [&] { return !state.behind_busy; });
-  // Writers held back for this flush wake to the lock, free once it is done.
-  if (--state.flush_waiters == 0) state.behind_done.notify_all();
-  if (state.behind) {
-    // A write-out that failed in the background: its bytes go first.
-    VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) { return state.behind->ApplyTo(ed, ino); }));
-    open_files_.buffered_bytes -= state.behind->bytes();
-    state.behind.reset();
-  }
-  if (!state.buffer) return Status::Ok();
-  if (!state.buffer->empty()) {
-    // On failure (a full store, say) the bytes stay buffered for a retry.
-    VEXFS_RETURN_IF_ERROR(Edit([&](TreeEditor& ed) { return state.buffer->ApplyTo(ed, ino); }));
-  }
-  ForgetBuffer(state);
-  return Status::Ok();
-}
-
 Status Filesystem::Flush(uint64_t ino, uint64_t /*fh*/) {
-  auto state = IsVirtualIno(ino) ? nullptr : open_files_.Find(ino);
-  if (!state) return Status::Ok();
-  std::unique_lock lock(state->mu);
-  return FlushState(ino, *state, lock);
+  auto inode = IsVirtualIno(ino) ? nullptr : open_files_.Find(ino);
+  if (!inode) return Status::Ok();
+  return inode->Lock().Flush();
 }
 
 Status Filesystem::Release(uint64_t ino, uint64_t fh) {
@@ -341,25 +228,14 @@ Status Filesystem::Release(uint64_t ino, uint64_t fh) {
     handles_.erase(fh);
   }
   if (IsVirtualIno(ino)) return Status::Ok();
-  auto state = open_files_.Find(ino);
-  if (!state) return Status::Ok();
-  Status flushed;
-  {
-    std::unique_lock lock(state->mu);
-    flushed = FlushState(ino, *state, lock);
-  }
+  auto inode = open_files_.Find(ino);
+  if (!inode) return Status::Ok();
+  Status flushed = inode->Lock().Flush();
   std::unique_lock ns(namespace_mu_);
   if (!open_files_.Release(ino)) return flushed;
-  {
-    // What could not be flushed by now was reported to close() already; the
-    // last handle is gone, so the bytes are too. The log says so.
-    std::unique_lock lock(state->mu);
-    // The lock was let go since the flush: a write-out started meanwhile owns
-    // its bytes until it ends.
-    state->behind_done.wait(lock, [&] { return !state->behind_busy; });
-    LogDropped(ino, *state, flushed);
-    ForgetBuffer(*state);
-  }
+  // What could not be flushed by now was reported to close() already; the
+  // last handle is gone, so the bytes are too. The log says so.
+  inode->Lock().Drop(flushed);
   Attributes attr;
   Status st = View([&](TreeEditor& ed) -> Status {
     VEXFS_ASSIGN_OR_RETURN(attr, ed.GetAttr(ino));
@@ -376,16 +252,12 @@ Status Filesystem::Fsync(uint64_t ino, uint64_t fh) {
   return SyncStore();
 }
 
-// Writes `ino`'s buffered bytes to the store; the returned lock (empty if the
-// inode is not open) keeps new writes out until the caller's change is made.
-Result<std::unique_lock<std::mutex>> Filesystem::FlushAndHold(uint64_t ino) {
-  auto state = open_files_.Find(ino);
-  std::unique_lock<std::mutex> lock;
-  if (state) {
-    lock = std::unique_lock(state->mu);
-    VEXFS_RETURN_IF_ERROR(FlushState(ino, *state, lock));
-  }
-  return lock;
+Result<OpenInode::Guard> Filesystem::FlushAndHold(uint64_t ino) {
+  auto inode = open_files_.Find(ino);
+  if (!inode) return OpenInode::Guard();
+  OpenInode::Guard guard = inode->Lock();
+  VEXFS_RETURN_IF_ERROR(guard.Flush());
+  return guard;
 }
 
 Status Filesystem::Fallocate(uint64_t ino, int mode, uint64_t offset, uint64_t length,
@@ -485,11 +357,11 @@ Status Filesystem::SyncIfDirty() {
 
 Status Filesystem::FlushAll() {
   Status first;
-  for (auto& [ino, state] : open_files_.All()) {
-    std::unique_lock lock(state->mu);
-    Status st = FlushState(ino, *state, lock);
+  for (auto& [ino, inode] : open_files_.All()) {
+    OpenInode::Guard guard = inode->Lock();
+    Status st = guard.Flush();
     // The daemon is stopping: what cannot reach the store now goes with it.
-    if (!st.ok()) LogDropped(ino, *state, st);
+    if (!st.ok()) guard.Drop(st);
     if (first.ok()) first = st;
   }
   Status synced = SyncStore();

@@ -33,7 +33,16 @@ Filesystem::Filesystem(Store* store, Index* index, const FilesystemOptions& opti
       options_(options),
       branch_(tree->branch()),
       tree_(std::move(tree)),
-      virtual_tree_(std::make_unique<VirtualTree>(store, index, tree_->branch())) {}
+      virtual_tree_(std::make_unique<VirtualTree>(store, index, tree_->branch())),
+      open_files_(&buffer_context_) {
+  buffer_context_.file_buffer_limit = options_.file_buffer_limit;
+  buffer_context_.total_buffer_limit = options_.total_buffer_limit;
+  buffer_context_.write_behind = options_.write_behind;
+  buffer_context_.writer = &write_behind_;
+  buffer_context_.apply = [this](uint64_t ino, const WriteBuffer& buffer) {
+    return Edit([&](TreeEditor& ed) { return buffer.ApplyTo(ed, ino); });
+  };
+}
 
 Filesystem::~Filesystem() = default;
 
@@ -67,15 +76,15 @@ Result<Attributes> Filesystem::StoreAttr(uint64_t ino) {
 }
 
 Result<Attributes> Filesystem::CurrentAttr(uint64_t ino) {
-  auto state = open_files_.Find(ino);
-  if (!state) return StoreAttr(ino);
+  auto inode = open_files_.Find(ino);
+  if (!inode) return StoreAttr(ino);
   // Read the store under the buffer's lock: a flush in between would otherwise
   // leave us with the store's old size and no buffer to correct it.
-  std::lock_guard lock(state->mu);
+  OpenInode::Guard guard = inode->Lock();
   VEXFS_ASSIGN_OR_RETURN(Attributes attr, StoreAttr(ino));
-  if (state->buffer) {
-    attr.size = state->SizeOver(attr.size);
-    attr.mtime = std::max(attr.mtime, state->buffer->mtime());
+  if (guard.buffered()) {
+    attr.size = guard.SizeOver(attr.size);
+    attr.mtime = std::max(attr.mtime, guard.buffered_mtime());
     attr.ctime = std::max(attr.ctime, attr.mtime);
   }
   return attr;
@@ -162,7 +171,7 @@ Result<Attributes> Filesystem::SetAttr(uint64_t ino, const SetAttrRequest& reque
   if (cleared && on_mode_cleared_) on_mode_cleared_(ino);
   // A mode set here may carry the bits again: the next write checks.
   if (request.mode) {
-    if (auto state = open_files_.Find(ino)) state->privs_clear = false;
+    if (auto inode = open_files_.Find(ino)) inode->set_privs_clear(false);
   }
   return attr;
 }

@@ -202,25 +202,12 @@ class Filesystem {
   Result<Attributes> CurrentAttr(uint64_t ino);
   // `attr` as read from the store, corrected if the file has buffered writes.
   Result<Attributes> WithBuffer(const Attributes& attr);
-  // Writes both of the file's buffers to the store, waiting first for one in
-  // the background. `lock` holds state.mu.
-  Status FlushState(uint64_t ino, InodeState& state, std::unique_lock<std::mutex>& lock);
-  Result<std::unique_lock<std::mutex>> FlushAndHold(uint64_t ino);
-  // Before `incoming` more bytes are buffered: writes the buffer out, or hands
-  // it to the background, if they would pass a buffer limit.
-  Status MakeRoom(uint64_t ino, const std::shared_ptr<InodeState>& state,
-                  std::unique_lock<std::mutex>& lock, uint64_t incoming);
-  // Moves the file's full buffer to `behind` and posts its write-out.
-  void StartWriteBehind(uint64_t ino, const std::shared_ptr<InodeState>& state);
-  // The background half: writes `behind` out (runs on write_behind_'s thread).
-  void WriteOutBehind(uint64_t ino, const std::shared_ptr<InodeState>& state);
+  // Writes `ino`'s buffered bytes to the store; the returned guard (empty if
+  // the inode is not open) keeps new writes out until the caller's change is made.
+  Result<OpenInode::Guard> FlushAndHold(uint64_t ino);
   // Under memory pressure: flushes other files' buffers (their locks are taken
   // one at a time, never while holding another's).
   void FlushOthers(uint64_t except);
-  void ForgetBuffer(InodeState& state);
-  // Logs the bytes of `ino` that are lost with its buffers because `why` kept
-  // them from the store (state.mu held).
-  static void LogDropped(uint64_t ino, const InodeState& state, const Status& why);
   // The last-link policy for an inode about to lose a link: keep it if open.
   TreeEditor::LastLink LastLinkFor(uint64_t ino) const;
   Result<OpenedFile> OpenHandle(uint64_t ino, int flags);
@@ -232,9 +219,9 @@ class Filesystem {
   Result<Attributes> TruncateOpened(uint64_t ino, uint64_t fh, const Caller& caller,
                                     std::shared_lock<std::shared_mutex>* held);
   // Applies ModeAfterChangeBy to `ino`, whose stored attributes are `attr`,
-  // before a change by `caller` buffers; `state` remembers a file left without
+  // before a change by `caller` buffers; `inode` remembers a file left without
   // such bits, so most writes skip this.
-  Status DropPrivsBeforeWrite(uint64_t ino, const Attributes& attr, InodeState& state,
+  Status DropPrivsBeforeWrite(uint64_t ino, const Attributes& attr, OpenInode& inode,
                               const Caller& caller);
   Result<std::string> PathOf(uint64_t ino);
   // Lookup of "." or ".." in `ino`: what exported file handles need.
@@ -254,6 +241,8 @@ class Filesystem {
   std::string branch_;
   std::unique_ptr<WorkingTree> tree_;
   std::unique_ptr<VirtualTree> virtual_tree_;
+  // What every open inode's buffers share; before open_files_, which it outlives.
+  BufferContext buffer_context_;
   OpenFiles open_files_;
   // Opens take it shared, unlink and rename exclusively: an inode cannot become
   // open between a remove's "is it open?" and its commit.
@@ -278,8 +267,8 @@ class Filesystem {
 
   std::atomic<bool> unsynced_{false};
   std::atomic<bool> relieving_{false};  // a FlushOthers is running
-  // Last, so it is destroyed first: write-outs still queued run while the rest
-  // of the file system exists.
+  // Last, so it is destroyed first: write-outs still queued (which hold their
+  // OpenInode) run while the rest of the file system exists.
   WriteBehind write_behind_;
 };
 

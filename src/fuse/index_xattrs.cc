@@ -42,9 +42,8 @@ Status Filesystem::SetIndexXattr(uint64_t ino, std::string_view name, std::strin
   std::vector<float> values(value.size() / sizeof(float));
   std::memcpy(values.data(), value.data(), value.size());  // x86-64 and ARM: little-endian
   // The vector belongs to the file's current content, so buffered writes go first.
-  if (auto state = open_files_.Find(ino)) {
-    std::unique_lock lock(state->mu);
-    VEXFS_RETURN_IF_ERROR(FlushState(ino, *state, lock));
+  if (auto inode = open_files_.Find(ino)) {
+    VEXFS_RETURN_IF_ERROR(inode->Lock().Flush());
   }
   VEXFS_ASSIGN_OR_RETURN(std::string path, PathOf(ino));
   return index_->SetVector(path, model, values, branch_);
