@@ -134,8 +134,15 @@ class IndexImpl {
   }
 
  private:
-  // What a search keeps alive while it builds its hits.
-  struct Held {
+  // What one search reads, all of it in one read transaction: the models, the
+  // filters' metadata, vectors beyond the graph and the hits' snippets (the
+  // transaction is bound to the working tree searched; unbound for a
+  // snapshot). Cached catalogs are keyed by the last commit seen before it
+  // began, so a catalog is never older than that commit. It also keeps the
+  // catalogs and filters alive while the search builds its hits.
+  struct View {
+    StoreTxn txn;
+    uint64_t last_commit = 0;
     std::shared_ptr<const ViewCatalog> dense_catalog, lexical_catalog;
     std::shared_ptr<const FilterResult> dense_filter, lexical_filter;
   };
@@ -145,19 +152,21 @@ class IndexImpl {
     FilterResult result;
   };
 
-  Result<ModelRecord> ResolveModel(const SearchRequest& request);
+  Status BeginView(const SearchRequest& request, View* view);
+  Result<ModelRecord> ResolveModel(const SearchRequest& request, const StoreTxn& txn);
   Result<std::vector<float>> QueryVector(const SearchRequest& request, const ModelRecord& model);
   Result<std::shared_ptr<const ViewCatalog>> Catalog(const SearchRequest& request,
-                                                     const ModelRecord& model);
+                                                     const ModelRecord& model, View* view);
   // The filter result of `request` over `catalog` (null without filters), cached.
   Result<std::shared_ptr<const FilterResult>> Filter(
-      const std::shared_ptr<const ViewCatalog>& catalog, const SearchRequest& request);
-  Result<std::optional<ModelRecord>> LexicalModel();
+      const std::shared_ptr<const ViewCatalog>& catalog, const SearchRequest& request,
+      const StoreTxn& txn);
+  Result<std::optional<ModelRecord>> LexicalModel(const StoreTxn& txn);
   Status CatchUpLexical(const std::function<bool()>& stop);
   Status CatchUpGraphs(const std::function<bool()>& stop, const ProgressFn& progress);
   Status WarmCatalogs(const std::string& branch);
-  Result<SideRanking> SearchDense(const SearchRequest& request, size_t depth, Held* held);
-  Result<SideRanking> SearchLexical(const SearchRequest& request, size_t depth, Held* held);
+  Result<SideRanking> SearchDense(const SearchRequest& request, size_t depth, View* view);
+  Result<SideRanking> SearchLexical(const SearchRequest& request, size_t depth, View* view);
   Status RebuildModel(const ModelRecord& m, const ProgressFn& progress);
   std::string IndexDir() const { return store_->path() + "/index"; }
 
@@ -228,10 +237,14 @@ Status IndexImpl::RebuildModel(const ModelRecord& m, const ProgressFn& progress)
   return graphs_.Rebuild(m, progress);
 }
 
-Result<ModelRecord> IndexImpl::ResolveModel(const SearchRequest& request) {
+Status IndexImpl::BeginView(const SearchRequest& request, View* view) {
+  view->last_commit = store_->LastCommitId();
+  if (!request.snapshot.empty()) return view->txn.Begin(store_, /*write=*/false);
+  return view->txn.BeginOnBranch(store_, /*write=*/false, request.branch);
+}
+
+Result<ModelRecord> IndexImpl::ResolveModel(const SearchRequest& request, const StoreTxn& txn) {
   std::string name = request.model.empty() ? embedder_->info().name : request.model;
-  StoreTxn txn;
-  VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
   VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, ix_, name));
   if (model) return *model;
   if (request.model.empty()) {  // nothing indexed yet: an empty model answers nothing
@@ -265,26 +278,25 @@ Result<std::vector<float>> IndexImpl::QueryVector(const SearchRequest& request,
 }
 
 Result<std::shared_ptr<const ViewCatalog>> IndexImpl::Catalog(const SearchRequest& request,
-                                                              const ModelRecord& model) {
+                                                              const ModelRecord& model,
+                                                              View* view) {
   std::string key;
   std::optional<ObjectId> commit;
   if (!request.snapshot.empty()) {
-    StoreTxn txn;
-    VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
-    VEXFS_ASSIGN_OR_RETURN(commit, txn.ResolveCommit(request.snapshot));
-    VEXFS_ASSIGN_OR_RETURN(uint64_t gen, ReadIndexGeneration(txn, ix_));
+    VEXFS_ASSIGN_OR_RETURN(commit, view->txn.ResolveCommit(request.snapshot));
+    VEXFS_ASSIGN_OR_RETURN(uint64_t gen, ReadIndexGeneration(view->txn, ix_));
     key = "s" + commit->ToHex() + ":" + std::to_string(gen);
   } else {
-    // Any committed write may change a working tree: key on the last transaction.
-    key = "w" + request.branch + ":" + std::to_string(store_->LastCommitId());
+    // Any committed write may change a working tree: key on the last commit.
+    key = "w" + request.branch + ":" + std::to_string(view->last_commit);
   }
   key += ":" + std::to_string(model.id);
   if (auto cached = catalogs_.Find(key)) return cached;
   ViewCatalog built;
   if (commit) {
-    VEXFS_ASSIGN_OR_RETURN(built, BuildSnapshotCatalog(store_, *commit, model));
+    VEXFS_ASSIGN_OR_RETURN(built, BuildSnapshotCatalog(view->txn, ix_, *commit, model));
   } else {
-    VEXFS_ASSIGN_OR_RETURN(built, BuildWorkingCatalog(store_, request.branch, model));
+    VEXFS_ASSIGN_OR_RETURN(built, BuildWorkingCatalog(&view->txn, ix_, model));
   }
   auto shared = std::make_shared<const ViewCatalog>(std::move(built));
   catalogs_.Insert(key, shared);
@@ -292,13 +304,14 @@ Result<std::shared_ptr<const ViewCatalog>> IndexImpl::Catalog(const SearchReques
 }
 
 Result<std::shared_ptr<const FilterResult>> IndexImpl::Filter(
-    const std::shared_ptr<const ViewCatalog>& catalog, const SearchRequest& request) {
+    const std::shared_ptr<const ViewCatalog>& catalog, const SearchRequest& request,
+    const StoreTxn& txn) {
   std::string key = FilterKey(request);
   if (key.empty()) return std::shared_ptr<const FilterResult>();
   std::pair<const ViewCatalog*, std::string> cache_key{catalog.get(), key};
   auto entry = filters_.Find(cache_key);
   if (!entry) {
-    VEXFS_ASSIGN_OR_RETURN(FilterResult built, ApplyFilter(store_, *catalog, request));
+    VEXFS_ASSIGN_OR_RETURN(FilterResult built, ApplyFilter(txn, *catalog, request));
     entry = std::make_shared<const FilterEntry>(FilterEntry{catalog, std::move(built)});
     filters_.Insert(cache_key, entry);
   }
@@ -313,7 +326,12 @@ Status IndexImpl::CatchUp(const std::function<bool()>& stop, const ProgressFn& p
 }
 
 Status IndexImpl::CatchUpLexical(const std::function<bool()>& stop) {
-  VEXFS_ASSIGN_OR_RETURN(auto model, LexicalModel());
+  std::optional<ModelRecord> model;
+  {
+    StoreTxn txn;
+    VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
+    VEXFS_ASSIGN_OR_RETURN(model, LexicalModel(txn));
+  }
   if (!model) return Status::Ok();
   return lexical_.CatchUp(*model, stop);
 }
@@ -337,16 +355,16 @@ Status IndexImpl::CatchUpGraphs(const std::function<bool()>& stop, const Progres
 Status IndexImpl::WarmCatalogs(const std::string& branch) {
   SearchRequest request;
   request.branch = branch;
-  VEXFS_ASSIGN_OR_RETURN(ModelRecord dense, ResolveModel(request));
-  VEXFS_RETURN_IF_ERROR(Catalog(request, dense).status());
-  VEXFS_ASSIGN_OR_RETURN(auto lexical, LexicalModel());
-  if (lexical) VEXFS_RETURN_IF_ERROR(Catalog(request, *lexical).status());
+  View view;
+  VEXFS_RETURN_IF_ERROR(BeginView(request, &view));
+  VEXFS_ASSIGN_OR_RETURN(ModelRecord dense, ResolveModel(request, view.txn));
+  VEXFS_RETURN_IF_ERROR(Catalog(request, dense, &view).status());
+  VEXFS_ASSIGN_OR_RETURN(auto lexical, LexicalModel(view.txn));
+  if (lexical) VEXFS_RETURN_IF_ERROR(Catalog(request, *lexical, &view).status());
   return Status::Ok();
 }
 
-Result<std::optional<ModelRecord>> IndexImpl::LexicalModel() {
-  StoreTxn txn;
-  VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
+Result<std::optional<ModelRecord>> IndexImpl::LexicalModel(const StoreTxn& txn) {
   VEXFS_ASSIGN_OR_RETURN(auto model, FindModel(txn, ix_, kLexicalModelName));
   if (model && model->kind != ModelKind::kLexical) {
     return Status::Corruption("model '" + std::string(kLexicalModelName) + "' is not lexical");
@@ -355,40 +373,42 @@ Result<std::optional<ModelRecord>> IndexImpl::LexicalModel() {
 }
 
 Result<SideRanking> IndexImpl::SearchDense(const SearchRequest& request, size_t depth,
-                                           Held* held) {
-  VEXFS_ASSIGN_OR_RETURN(ModelRecord model, ResolveModel(request));
+                                           View* view) {
+  VEXFS_ASSIGN_OR_RETURN(ModelRecord model, ResolveModel(request, view->txn));
   VEXFS_ASSIGN_OR_RETURN(std::vector<float> query, QueryVector(request, model));
-  VEXFS_ASSIGN_OR_RETURN(held->dense_catalog, Catalog(request, model));
-  VEXFS_ASSIGN_OR_RETURN(held->dense_filter, Filter(held->dense_catalog, request));
+  VEXFS_ASSIGN_OR_RETURN(view->dense_catalog, Catalog(request, model, view));
+  VEXFS_ASSIGN_OR_RETURN(view->dense_filter, Filter(view->dense_catalog, request, view->txn));
   SearchTuning tuning{options_.exact_max_visible, options_.hnsw_ef_search};
   // A graph is worth loading only where the ranking will ask it; it is never
   // built here, and whatever it lacks is scored exactly.
-  bool load = VisibleIds(*held->dense_catalog, held->dense_filter.get()) >
+  bool load = VisibleIds(*view->dense_catalog, view->dense_filter.get()) >
               options_.exact_max_visible;
   VEXFS_ASSIGN_OR_RETURN(PublishedGraphs::Lease graph, graphs_.Acquire(model, load));
   VEXFS_ASSIGN_OR_RETURN(SideRanking out,
-                         RankDense(store_, *held->dense_catalog, held->dense_filter.get(), model,
-                                   query, request, depth, tuning, graph.get()));
+                         RankDense(view->txn, ix_, *view->dense_catalog,
+                                   view->dense_filter.get(), model, query, request, depth, tuning,
+                                   graph.get()));
   out.model = model.info.name;
   return out;
 }
 
 Result<SideRanking> IndexImpl::SearchLexical(const SearchRequest& request, size_t depth,
-                                             Held* held) {
-  VEXFS_ASSIGN_OR_RETURN(auto model, LexicalModel());
+                                             View* view) {
+  VEXFS_ASSIGN_OR_RETURN(auto model, LexicalModel(view->txn));
   if (!model) {
     // Nothing indexed yet: the catalog of an unregistered model still counts
     // the view's files as unindexed.
     ModelRecord none;
     none.kind = ModelKind::kLexical;
     none.info.name = std::string(kLexicalModelName);
-    VEXFS_ASSIGN_OR_RETURN(held->lexical_catalog, Catalog(request, none));
-    return RankLexical(*held->lexical_catalog, nullptr, nullptr, request, depth);
+    VEXFS_ASSIGN_OR_RETURN(view->lexical_catalog, Catalog(request, none, view));
+    return RankLexical(*view->lexical_catalog, nullptr, nullptr, request, depth);
   }
-  VEXFS_ASSIGN_OR_RETURN(held->lexical_catalog, Catalog(request, *model));
-  VEXFS_ASSIGN_OR_RETURN(held->lexical_filter, Filter(held->lexical_catalog, request));
+  VEXFS_ASSIGN_OR_RETURN(view->lexical_catalog, Catalog(request, *model, view));
+  VEXFS_ASSIGN_OR_RETURN(view->lexical_filter,
+                         Filter(view->lexical_catalog, request, view->txn));
   VEXFS_ASSIGN_OR_RETURN(LoadedLexical::Lease lexical, lexical_.Acquire(*model));
-  return RankLexical(*held->lexical_catalog, held->lexical_filter.get(), lexical.get(), request,
+  return RankLexical(*view->lexical_catalog, view->lexical_filter.get(), lexical.get(), request,
                      depth);
 }
 
@@ -399,13 +419,14 @@ Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
   SearchMode mode = EffectiveMode(request, default_mode_);
   bool lexical = mode != SearchMode::kDense && !request.query.empty();
   bool dense = mode != SearchMode::kLexical;
-  Held held;
+  View view;
+  VEXFS_RETURN_IF_ERROR(BeginView(request, &view));
   size_t depth = lexical && dense ? std::max(request.k, kFusionDepth) : request.k;
   // The sides run one after the other: run at once on two threads they measured
   // no faster (search_scale_bench), so a query stays on its caller's thread.
   SideRanking lexical_side, dense_side;
   if (lexical) {
-    VEXFS_ASSIGN_OR_RETURN(lexical_side, SearchLexical(request, depth, &held));
+    VEXFS_ASSIGN_OR_RETURN(lexical_side, SearchLexical(request, depth, &view));
     result.lexical_model = std::string(kLexicalModelName);
     result.visible_passages = lexical_side.visible;
     if (lexical_side.empty_query) {
@@ -418,7 +439,7 @@ Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
     }
   }
   if (dense) {
-    VEXFS_ASSIGN_OR_RETURN(dense_side, SearchDense(request, depth, &held));
+    VEXFS_ASSIGN_OR_RETURN(dense_side, SearchDense(request, depth, &view));
     result.model = dense_side.model;
     result.method = dense_side.method;
     result.visible_vectors = dense_side.visible;
@@ -429,7 +450,7 @@ Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
     result.fusion = FusionMethodName(request.fusion);
     for (const FusedResult& f : Fuse(dense_side, lexical_side, request.fusion, request.passages,
                                      request.k)) {
-      VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(store_, *f.shown, request.snippets));
+      VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(&view.txn, *f.shown, request.snippets));
       hit.score = static_cast<float>(f.score);
       hit.dense = f.dense;
       hit.lexical = f.lexical;
@@ -440,7 +461,7 @@ Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
   const SideRanking& side = lexical ? lexical_side : dense_side;
   result.mode = SearchModeName(lexical ? SearchMode::kLexical : SearchMode::kDense);
   for (size_t i = 0; i < side.ranked.size(); ++i) {
-    VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(store_, side.ranked[i], request.snippets));
+    VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(&view.txn, side.ranked[i], request.snippets));
     (lexical ? hit.lexical : hit.dense) = HitRank{static_cast<uint32_t>(i + 1), hit.score};
     result.hits.push_back(std::move(hit));
   }

@@ -30,19 +30,16 @@ bool PathIsUnder(std::string_view path, std::string_view under) {
 // Evaluates the request's filters over a catalog (see FilterResult).
 class FilterBuilder {
  public:
-  FilterBuilder(Store* store, const ViewCatalog& catalog,
-                const SearchRequest& request)
-      : store_(store), catalog_(catalog), request_(request) {}
+  FilterBuilder(const StoreTxn& txn, const ViewCatalog& catalog, const SearchRequest& request)
+      : txn_(txn), catalog_(catalog), request_(request) {}
 
   Result<FilterResult> Build() {
     FilterResult out;
     out.passes.assign(catalog_.files.size(), false);
     out.visible.assign(catalog_.all_visible.size(), 0);
-    StoreTxn txn;
-    VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
     for (size_t i = 0; i < catalog_.files.size(); ++i) {
       const CatalogFile& f = catalog_.files[i];
-      VEXFS_ASSIGN_OR_RETURN(bool ok, Passes(txn, f));
+      VEXFS_ASSIGN_OR_RETURN(bool ok, Passes(f));
       if (!ok) continue;
       out.passes[i] = true;
       out.visible_count += MarkVisible(f, &out.visible);
@@ -53,12 +50,12 @@ class FilterBuilder {
   }
 
  private:
-  Result<bool> Passes(const StoreTxn& txn, const CatalogFile& f) {
+  Result<bool> Passes(const CatalogFile& f) {
     if (f.passages.empty() || !PathIsUnder(f.path, request_.under)) return false;
     if (request_.modified_after && f.mtime < *request_.modified_after) return false;
     if (request_.modified_before && f.mtime >= *request_.modified_before) return false;
     if (request_.where.empty()) return true;
-    VEXFS_ASSIGN_OR_RETURN(XattrMap xattrs, XattrsOf(txn, f));
+    VEXFS_ASSIGN_OR_RETURN(XattrMap xattrs, XattrsOf(f));
     for (const auto& [key, value] : request_.where) {
       auto it = xattrs.find(MetaXattrName(key));
       if (it == xattrs.end() || it->second != value) return false;
@@ -66,13 +63,13 @@ class FilterBuilder {
     return true;
   }
 
-  Result<XattrMap> XattrsOf(const StoreTxn& txn, const CatalogFile& f) {
+  Result<XattrMap> XattrsOf(const CatalogFile& f) {
     // A snapshot's file version carries its xattrs; a working file's are read now.
-    if (catalog_.is_snapshot) return txn.VersionXattrs(f.manifest);
-    return txn.InodeXattrs(catalog_.branch_id, f.ino);
+    if (catalog_.is_snapshot) return txn_.VersionXattrs(f.manifest);
+    return txn_.InodeXattrs(catalog_.branch_id, f.ino);
   }
 
-  Store* store_;
+  const StoreTxn& txn_;
   const ViewCatalog& catalog_;
   const SearchRequest& request_;
 };
@@ -124,16 +121,16 @@ Visibility VisibilityOf(const ViewCatalog& catalog, const FilterResult* filter, 
 // the visibility bitmap as selector.
 class DenseRanker {
  public:
-  DenseRanker(Store* store, const ViewCatalog& catalog, const FilterResult* filter,
-              const ModelRecord& model, const std::vector<float>& query,
-              const SearchRequest& request, size_t depth, const SearchTuning& tuning)
-      : store_(store), catalog_(catalog), filter_(filter), model_(model), query_(query),
+  DenseRanker(const StoreTxn& txn, const IndexTables& ix, const ViewCatalog& catalog,
+              const FilterResult* filter, const ModelRecord& model,
+              const std::vector<float>& query, const SearchRequest& request, size_t depth,
+              const SearchTuning& tuning)
+      : txn_(txn), ix_(ix), catalog_(catalog), filter_(filter), model_(model), query_(query),
         request_(request), depth_(depth), tuning_(tuning),
         visibility_(VisibilityOf(catalog, filter, request.passages)) {}
 
   Result<SideRanking> Run(VectorIndex* graph) {
     out_.visible = visibility_.count;
-    VEXFS_ASSIGN_OR_RETURN(ix_, SearchTables(store_));
     if (graph == nullptr || visibility_.count <= tuning_.exact_max_visible) {
       out_.method = "exact";
       // The graph's copy of the vectors, when there is one, beats reading the log.
@@ -147,15 +144,13 @@ class DenseRanker {
  private:
   // Scores every visible passage; keeps the best files (or passages).
   Result<std::vector<RankedPassage>> Exact(const VectorIndex* ann) {
-    StoreTxn txn;
-    VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
     std::vector<Candidate> items;
     for (uint32_t f = 0; f < catalog_.files.size(); ++f) {
       if (!Passes(filter_, f)) continue;
       const CatalogFile& file = catalog_.files[f];
       std::optional<Candidate> file_best;
       for (uint32_t p = 0; p < file.passages.size(); ++p) {
-        VEXFS_ASSIGN_OR_RETURN(float score, ScoreOf(txn, ann, file.passages[p].vector));
+        VEXFS_ASSIGN_OR_RETURN(float score, ScoreOf(ann, file.passages[p].vector));
         Candidate c{f, p, score};
         if (request_.passages) {
           items.push_back(c);
@@ -168,11 +163,11 @@ class DenseRanker {
     return KeepBest(std::move(items));
   }
 
-  Result<float> ScoreOf(const StoreTxn& txn, const VectorIndex* ann, uint64_t id) {
+  Result<float> ScoreOf(const VectorIndex* ann, uint64_t id) {
     if (ann != nullptr && id < ann->size()) {
       return Similarity(model_.info.metric, query_.data(), ann->vector(id), model_.info.dim);
     }
-    VEXFS_RETURN_IF_ERROR(ReadVectorValues(txn, ix_, model_, id, &scratch_));
+    VEXFS_RETURN_IF_ERROR(ReadVectorValues(txn_, ix_, model_, id, &scratch_));
     return Similarity(model_.info.metric, query_.data(), scratch_.data(), model_.info.dim);
   }
 
@@ -197,11 +192,9 @@ class DenseRanker {
   Result<std::vector<ScoredId>> ScoreBeyond(const VectorIndex& ann) {
     std::vector<ScoredId> out;
     const std::vector<uint8_t>& bitmap = *visibility_.bitmap;
-    StoreTxn txn;
-    VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
     for (uint64_t id = ann.size(); id < uint64_t{bitmap.size()} * 8; ++id) {
       if ((bitmap[id / 8] >> (id % 8) & 1) == 0) continue;
-      VEXFS_ASSIGN_OR_RETURN(float score, ScoreOf(txn, nullptr, id));
+      VEXFS_ASSIGN_OR_RETURN(float score, ScoreOf(nullptr, id));
       out.push_back({id, score});
     }
     std::sort(out.begin(), out.end(), BetterId);
@@ -242,8 +235,8 @@ class DenseRanker {
     return Exact(&ann);
   }
 
-  Store* store_;
-  IndexTables ix_;  // set by Run(), for reading the log
+  const StoreTxn& txn_;
+  const IndexTables& ix_;
   const ViewCatalog& catalog_;
   const FilterResult* filter_;
   const ModelRecord& model_;
@@ -289,20 +282,21 @@ std::string FilterKey(const SearchRequest& request) {
   return key;
 }
 
-Result<FilterResult> ApplyFilter(Store* store, const ViewCatalog& catalog,
+Result<FilterResult> ApplyFilter(const StoreTxn& txn, const ViewCatalog& catalog,
                                  const SearchRequest& request) {
-  return FilterBuilder(store, catalog, request).Build();
+  return FilterBuilder(txn, catalog, request).Build();
 }
 
 uint64_t VisibleIds(const ViewCatalog& catalog, const FilterResult* filter) {
   return VisibilityOf(catalog, filter, /*passages=*/false).count;
 }
 
-Result<SideRanking> RankDense(Store* store, const ViewCatalog& catalog,
-                              const FilterResult* filter, const ModelRecord& model,
-                              const std::vector<float>& query, const SearchRequest& request,
-                              size_t depth, const SearchTuning& tuning, VectorIndex* graph) {
-  DenseRanker ranker(store, catalog, filter, model, query, request, depth, tuning);
+Result<SideRanking> RankDense(const StoreTxn& txn, const IndexTables& ix,
+                              const ViewCatalog& catalog, const FilterResult* filter,
+                              const ModelRecord& model, const std::vector<float>& query,
+                              const SearchRequest& request, size_t depth,
+                              const SearchTuning& tuning, VectorIndex* graph) {
+  DenseRanker ranker(txn, ix, catalog, filter, model, query, request, depth, tuning);
   VEXFS_ASSIGN_OR_RETURN(SideRanking out, ranker.Run(graph));
   out.unindexed_files = catalog.unindexed_files;
   return out;
@@ -336,7 +330,7 @@ Result<SideRanking> RankLexical(const ViewCatalog& catalog, const FilterResult* 
   }
 }
 
-Result<SearchHit> MakeHit(Store* store, const RankedPassage& ranked, bool snippet) {
+Result<SearchHit> MakeHit(StoreTxn* txn, const RankedPassage& ranked, bool snippet) {
   const ViewCatalog& catalog = *ranked.catalog;
   const CatalogFile& f = *ranked.file;
   const StoredPassage& p = *ranked.passage;
@@ -349,14 +343,13 @@ Result<SearchHit> MakeHit(Store* store, const RankedPassage& ranked, bool snippe
   uint64_t n = std::min<uint64_t>(p.length, kSnippetBytes);
   std::string raw;
   if (catalog.is_snapshot) {
-    StoreTxn txn;
-    VEXFS_RETURN_IF_ERROR(txn.Begin(store, false));
-    VEXFS_ASSIGN_OR_RETURN(raw, txn.ReadVersion(f.manifest, p.offset, n));
+    VEXFS_ASSIGN_OR_RETURN(raw, txn->ReadVersion(f.manifest, p.offset, n));
   } else {
-    VEXFS_ASSIGN_OR_RETURN(auto tree, store->Tree(catalog.branch));
-    auto read = tree->Read(f.path, p.offset, n);
-    // Removed or replaced since the view was cataloged: the hit stands, without
-    // a snippet, rather than failing the whole search.
+    // The catalog holds the file's inode (numbers are never reused), so the
+    // tree is not walked again by path.
+    auto read = txn->ReadFile(f.ino, p.offset, n);
+    // Removed since the view was cataloged: the hit stands, without a
+    // snippet, rather than failing the whole search.
     if (read.status().IsNotFound() || read.status().code() == StatusCode::kIsDirectory) {
       return hit;
     }

@@ -31,7 +31,8 @@ struct FilterResult {
 
 // "" when the request has no filter; otherwise a key naming every filter field.
 std::string FilterKey(const SearchRequest& request);
-Result<FilterResult> ApplyFilter(Store* store, const ViewCatalog& catalog,
+// The search's read transaction, `txn`, supplies working files' metadata.
+Result<FilterResult> ApplyFilter(const StoreTxn& txn, const ViewCatalog& catalog,
                                  const SearchRequest& request);
 // Vector ids a dense ranking would consider; above SearchTuning::exact_max_visible
 // it asks the graph, if there is one.
@@ -57,8 +58,10 @@ struct SideRanking {
 // The `depth` best files (or passages with request.passages) by vector
 // similarity. `filter` is null when FilterKey(request) is empty. `graph`, the
 // model's published HNSW graph or null, may cover only a prefix of the log; the
-// caller holds it for the call.
-Result<SideRanking> RankDense(Store* store, const ViewCatalog& catalog,
+// caller holds it for the call. Vectors beyond the graph are read from the
+// log in `txn`, the search's read transaction.
+Result<SideRanking> RankDense(const StoreTxn& txn, const IndexTables& ix,
+                              const ViewCatalog& catalog,
                               const FilterResult* filter, const ModelRecord& model,
                               const std::vector<float>& query, const SearchRequest& request,
                               size_t depth, const SearchTuning& tuning, VectorIndex* graph);
@@ -67,8 +70,10 @@ Result<SideRanking> RankDense(Store* store, const ViewCatalog& catalog,
 Result<SideRanking> RankLexical(const ViewCatalog& catalog, const FilterResult* filter,
                                 LexicalIndex* index, const SearchRequest& request, size_t depth);
 
-// The hit for a ranked passage, with its snippet read when `snippet`.
-Result<SearchHit> MakeHit(Store* store, const RankedPassage& ranked, bool snippet);
+// The hit for a ranked passage, with its snippet read when `snippet`, in `txn`
+// (the search's read transaction, bound to the working tree searched): a
+// working file by the inode its catalog holds, a snapshot's by its version.
+Result<SearchHit> MakeHit(StoreTxn* txn, const RankedPassage& ranked, bool snippet);
 
 }  // namespace vexfs::index
 

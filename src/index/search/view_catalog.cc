@@ -106,26 +106,20 @@ uint64_t MarkVisible(const CatalogFile& file, std::vector<uint8_t>* bitmap) {
   return added;
 }
 
-Result<ViewCatalog> BuildWorkingCatalog(Store* store, std::string_view branch,
+Result<ViewCatalog> BuildWorkingCatalog(StoreTxn* txn, const IndexTables& ix,
                                         const ModelRecord& model) {
-  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(store));
-  StoreTxn txn;
-  VEXFS_RETURN_IF_ERROR(txn.BeginOnBranch(store, /*write=*/false, branch));
   // The model as of this transaction, so the bitmap covers every id it sees.
-  VEXFS_ASSIGN_OR_RETURN(ModelRecord now, ReloadModel(txn, ix, model));
+  VEXFS_ASSIGN_OR_RETURN(ModelRecord now, ReloadModel(*txn, ix, model));
   ViewCatalog catalog;
-  catalog.branch = txn.branch_name();
-  catalog.branch_id = txn.branch_id();
-  VEXFS_RETURN_IF_ERROR(WalkWorkingDir(&txn, ix, now, kRootIno, "", &catalog));
+  catalog.branch = txn->branch_name();
+  catalog.branch_id = txn->branch_id();
+  VEXFS_RETURN_IF_ERROR(WalkWorkingDir(txn, ix, now, kRootIno, "", &catalog));
   IndexVectorUses(now, &catalog);
   return catalog;
 }
 
-Result<ViewCatalog> BuildSnapshotCatalog(Store* store, const ObjectId& commit,
-                                         const ModelRecord& model) {
-  VEXFS_ASSIGN_OR_RETURN(IndexTables ix, SearchTables(store));
-  StoreTxn txn;
-  VEXFS_RETURN_IF_ERROR(txn.Begin(store, false));
+Result<ViewCatalog> BuildSnapshotCatalog(const StoreTxn& txn, const IndexTables& ix,
+                                         const ObjectId& commit, const ModelRecord& model) {
   VEXFS_ASSIGN_OR_RETURN(ObjectId tree, txn.CommitTree(commit));
   VEXFS_ASSIGN_OR_RETURN(ModelRecord now, ReloadModel(txn, ix, model));
   ViewCatalog catalog;

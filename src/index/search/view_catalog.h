@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "index/index_records.h"
+#include "index/search_tables.h"
 #include "vexfs/extension.h"
 #include "vexfs/store.h"
 
@@ -50,10 +51,12 @@ struct ViewCatalog {
   uint64_t searchable_files = 0; // files with at least one passage
 };
 
-Result<ViewCatalog> BuildWorkingCatalog(Store* store, std::string_view branch,
+// The catalog of the working tree `txn` is bound to, as `txn` sees it.
+Result<ViewCatalog> BuildWorkingCatalog(StoreTxn* txn, const IndexTables& ix,
                                         const ModelRecord& model);
-Result<ViewCatalog> BuildSnapshotCatalog(Store* store, const ObjectId& commit,
-                                         const ModelRecord& model);
+// The catalog of snapshot `commit`, read in `txn`.
+Result<ViewCatalog> BuildSnapshotCatalog(const StoreTxn& txn, const IndexTables& ix,
+                                         const ObjectId& commit, const ModelRecord& model);
 
 // Sets the bit of every vector of `file` in `bitmap`; returns how many were new.
 uint64_t MarkVisible(const CatalogFile& file, std::vector<uint8_t>* bitmap);
