@@ -31,9 +31,10 @@
 //   short-lived program that turns it off leaves the work queued (durably) for
 //   the next searcher, whose WaitIndexed() or search with wait does it.
 //
-// Thread-safety: a Db may be used from many threads at once; store() and the
-// index it hands out are thread-safe (vexfs/store.h, vexfs/index.h). Destroy a
-// Db only when no other thread uses it or anything it handed out. As with
+// Thread-safety: a Db may be used from many threads at once; store(), the
+// index and the branch handles it hands out are thread-safe (vexfs/store.h,
+// vexfs/index.h). Destroy a Db only when no other thread uses it or anything it
+// handed out. As with
 // Store, a process opens a store once; share the Db. Do not use a Db across
 // fork(): open it in the process that uses it.
 #ifndef VEXFS_DB_H_
@@ -41,14 +42,19 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vexfs/extension.h"
 #include "vexfs/index.h"
 #include "vexfs/status.h"
 #include "vexfs/store.h"
+
+// The public API: exported from libvexfs.so, which is built with hidden visibility.
+#pragma GCC visibility push(default)
 
 namespace vexfs {
 
@@ -82,6 +88,34 @@ struct DbOptions {
 
 // The defaults: writable, the current branch, background indexing on.
 DbOptions DefaultDbOptions();
+
+class Db;
+
+// One branch of an open Db, for a caller that works on several branches of one
+// store (the Db's own, DbOptions::branch, is fixed at open): that branch's
+// working tree, searches, snapshots and restores, with the branch named once.
+// A copyable handle, valid while its Db is open. A branch deleted after the
+// handle was made gives kNotFound from each call.
+class DbBranch {
+ public:
+  const std::string& name() const { return name_; }
+  // The branch's working tree (Store::Tree).
+  Result<std::unique_ptr<WorkingTree>> Tree() const;
+  // Searches the branch's working tree, or request.snapshot when it is set
+  // (Db::Search; request.branch is replaced by this branch).
+  Result<SearchResult> Search(SearchRequest request, bool wait = false) const;
+  // Snapshots the branch's working tree and makes it the branch's head.
+  Result<CommitInfo> Snapshot(std::string_view name, std::string_view message = "",
+                              const std::map<std::string, std::string>& meta = {}) const;
+  // Makes the branch's working tree the snapshot's (Store::Restore).
+  Status Restore(std::string_view snapshot) const;
+
+ private:
+  friend class Db;
+  DbBranch(Db* db, std::string name) : db_(db), name_(std::move(name)) {}
+  Db* db_;
+  std::string name_;
+};
 
 class Db {
  public:
@@ -127,6 +161,9 @@ class Db {
   uint64_t IndexedVersion();
   // Whether the background indexer runs.
   bool background_indexing() const;
+  // A handle on branch `name` ("" = the one HEAD names now, resolved here);
+  // kNotFound if there is no such branch.
+  Result<DbBranch> Branch(std::string_view name = "");
 
  private:
   struct Rep;
@@ -136,5 +173,7 @@ class Db {
 };
 
 }  // namespace vexfs
+
+#pragma GCC visibility pop
 
 #endif  // VEXFS_DB_H_

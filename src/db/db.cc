@@ -129,6 +129,34 @@ Result<SearchResult> Db::Search(const SearchRequest& request, bool wait) {
   return index->Search(scoped);
 }
 
+Result<DbBranch> Db::Branch(std::string_view name) {
+  std::string resolved(name);
+  if (resolved.empty()) {
+    VEXFS_ASSIGN_OR_RETURN(resolved, store().CurrentBranch());
+  }
+  VEXFS_ASSIGN_OR_RETURN(std::vector<BranchInfo> branches, store().ListBranches());
+  for (const BranchInfo& b : branches) {
+    if (b.name == resolved) return DbBranch(this, std::move(resolved));
+  }
+  return Status::NotFound("branch '" + resolved + "' does not exist");
+}
+
+Result<std::unique_ptr<WorkingTree>> DbBranch::Tree() const { return db_->store().Tree(name_); }
+
+Result<SearchResult> DbBranch::Search(SearchRequest request, bool wait) const {
+  request.branch = name_;
+  return db_->Search(request, wait);
+}
+
+Result<CommitInfo> DbBranch::Snapshot(std::string_view name, std::string_view message,
+                                      const std::map<std::string, std::string>& meta) const {
+  return db_->store().CreateSnapshot(name, message, meta, name_);
+}
+
+Status DbBranch::Restore(std::string_view snapshot) const {
+  return db_->store().Restore(snapshot, name_);
+}
+
 uint64_t Db::IndexedVersion() {
   std::lock_guard<std::mutex> lock(rep_->index_mu);
   return rep_->index ? rep_->index->IndexedVersion() : 0;

@@ -156,6 +156,58 @@ TEST_F(DbTest, WithoutBackgroundIndexingASearchThatWaitsIndexes) {
   EXPECT_EQ(late.hits[0].path, "a.md");
 }
 
+TEST_F(DbTest, BranchHandlesWorkOnTheirOwnBranchWhateverHeadNames) {
+  DbOptions options;
+  options.background_indexing = false;
+  auto db = CreateDb(options);
+  ASSERT_NE(db, nullptr);
+  ASSERT_OK(db->store().CreateBranch("replan", std::nullopt));
+  ASSIGN_OR_FAIL(DbBranch main, db->Branch());  // HEAD's, resolved now
+  ASSIGN_OR_FAIL(DbBranch replan, db->Branch("replan"));
+  EXPECT_EQ(main.name(), "main");
+  EXPECT_EQ(replan.name(), "replan");
+  {
+    ASSIGN_OR_FAIL(auto tree, main.Tree());
+    ASSERT_OK(test::PutFile(tree.get(), "plan.md", "sail along the coast to the lighthouse"));
+  }
+  {
+    ASSIGN_OR_FAIL(auto tree, replan.Tree());
+    ASSERT_OK(test::PutFile(tree.get(), "plan.md", "take the mountain pass by night"));
+  }
+  // Checking out another branch moves HEAD, not a handle.
+  ASSERT_OK(db->store().Checkout("replan"));
+  SearchRequest r;
+  r.query = "lighthouse";
+  ASSIGN_OR_FAIL(SearchResult on_main, main.Search(r, /*wait=*/true));
+  ASSERT_EQ(on_main.hits.size(), 1u);
+  EXPECT_EQ(on_main.hits[0].path, "plan.md");
+  ASSIGN_OR_FAIL(SearchResult on_replan, replan.Search(r, /*wait=*/true));
+  EXPECT_TRUE(on_replan.hits.empty());
+
+  ASSIGN_OR_FAIL(CommitInfo before, main.Snapshot("coast", "the first plan"));
+  ASSIGN_OR_FAIL(auto main_log, db->store().Log("main"));
+  ASSERT_FALSE(main_log.empty());
+  EXPECT_EQ(main_log[0].id, before.id);
+  ASSIGN_OR_FAIL(auto replan_log, db->store().Log("replan"));
+  EXPECT_TRUE(replan_log.empty());
+  {
+    ASSIGN_OR_FAIL(auto tree, main.Tree());
+    ASSERT_OK(test::PutFile(tree.get(), "plan.md", "stay in port"));
+  }
+  ASSERT_OK(main.Restore("coast"));
+  ASSIGN_OR_FAIL(auto view, db->store().OpenView("", "main"));
+  ASSIGN_OR_FAIL(std::string restored, view->ReadAll("plan.md"));
+  EXPECT_EQ(restored, "sail along the coast to the lighthouse");
+  ASSIGN_OR_FAIL(auto other, db->store().OpenView("", "replan"));
+  ASSIGN_OR_FAIL(std::string untouched, other->ReadAll("plan.md"));
+  EXPECT_EQ(untouched, "take the mountain pass by night");
+
+  EXPECT_EQ(db->Branch("nowhere").status().code(), StatusCode::kNotFound);
+  ASSERT_OK(db->store().Checkout("main"));
+  ASSERT_OK(db->store().DeleteBranch("replan"));
+  EXPECT_EQ(replan.Tree().status().code(), StatusCode::kNotFound);
+}
+
 ExtensionFactory Journal() {
   return [](Store* store) -> Result<std::shared_ptr<Extension>> {
     VEXFS_ASSIGN_OR_RETURN(auto tables, RegisterTables(store, {{"journal", TableScope::kPerBranch}}));
