@@ -65,7 +65,9 @@ Result<std::unique_ptr<GloveFile>> GloveFile::Open(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT) {
     return Status::NotFound("GloVe vectors '" + path +
-                            "' not found: run scripts/setup.sh (or scripts/fetch_glove.sh), "
+                            "' not found: an install keeps them in "
+                            "<datadir>/vexfs/glove beside its library, a checkout gets "
+                            "them from scripts/setup.sh (or scripts/fetch_glove.sh); or "
                             "set VEXFS_GLOVE, or use the embedder spec glove:PATH");
   }
   if (fd < 0) return Status::IOError(ErrnoStatus("open GloVe vectors '" + path + "'").message());
