@@ -31,7 +31,7 @@ struct Options {
   std::string vexfs = "vexfs";
   std::string vexfs_before;  // optional: an earlier build, measured alongside
   std::string passthrough = "passthrough_ll";
-  std::string dir = "/dev/shm/vexfs-mount-bench";
+  std::string dir = "/dev/shm";  // its work directory, vexfs-mount-bench, goes here
   size_t files = 10000;
   size_t big_mib = 1024;
   size_t random_reads = 20000;
@@ -330,7 +330,7 @@ int main(int argc, char** argv) {
   app.add_option("--vexfs-before", o.vexfs_before,
                  "An earlier vexfs binary to measure alongside (before/after)");
   app.add_option("--passthrough", o.passthrough, "libfuse's passthrough_ll binary");
-  app.add_option("--dir", o.dir, "Work directory (tmpfs)");
+  app.add_option("--dir", o.dir, "Where the work directory is made (tmpfs)");
   app.add_option("--files", o.files, "Small files");
   app.add_option("--big-mib", o.big_mib, "Large file size in MiB");
   app.add_option("--random-reads", o.random_reads, "Random 4 KiB reads");
@@ -338,6 +338,9 @@ int main(int argc, char** argv) {
   app.add_option("--reps", o.reps, "Repetitions (medians reported)");
   app.add_option("--markdown", o.markdown, "Write the tables here");
   CLI11_PARSE(app, argc, argv);
+  // Everything goes in a directory of its own, which the run removes: --dir may
+  // hold other things.
+  o.dir = (std::filesystem::path(o.dir) / "vexfs-mount-bench").string();
   std::string pool = RandomContent(99, 1 << 20);
   Samples samples;
   std::vector<double> search;

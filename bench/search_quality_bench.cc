@@ -240,18 +240,20 @@ std::string Markdown(const std::vector<Row>& rows, const Metrics& anchor, const 
 
 int Main(int argc, char** argv) {
   CLI::App app{"VexFS retrieval quality on CACM against plain Xapian BM25"};
-  std::string data = "../shared/data/cacm", dir = "/tmp/vexfs-quality", json_path, markdown;
+  std::string data = "../shared/data/cacm", dir = "/tmp", json_path, markdown;
   std::string embedders = "hash,glove";
   int reps = 3;
   bool keep = false;
   app.add_option("--data", data, "CACM directory (cacm.all, query.text, qrels.text)");
-  app.add_option("--dir", dir, "Scratch directory for the stores");
+  app.add_option("--dir", dir, "Where the scratch directory for the stores is made");
   app.add_option("--embedders", embedders, "Comma-separated embedder specs to compare");
   app.add_option("--json", json_path, "Write the results here as JSON");
   app.add_option("--markdown", markdown, "Write the table here (docs/BENCHMARKS.md)");
   app.add_option("--reps", reps, "Timed passes over the queries (medians of all)");
   app.add_flag("--keep", keep, "Leave the stores in --dir");
   CLI11_PARSE(app, argc, argv);
+  // A directory of its own, which the run removes: --dir may hold other things.
+  dir = (std::filesystem::path(dir) / "vexfs-quality-bench").string();
   Collection c = LoadCacm(data);
   Progress("CACM: " + std::to_string(c.docs.size()) + " documents, " +
            std::to_string(c.queries.size()) + " judged queries");

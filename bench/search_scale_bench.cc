@@ -275,14 +275,15 @@ int Main(int argc, char** argv) {
   std::map<std::string, Ingest> by_key;
   std::unique_ptr<Store> store;
   std::unique_ptr<Index> index;
+  std::vector<std::string> made;  // the stores this run writes, and all it removes
   for (const Config& c : configs) {
     if (std::find(only.begin(), only.end(), c.key) == only.end()) continue;
     index.reset();
     store.reset();
     Progress("ingest: " + c.name);
-    ingests.push_back({c.name, BuildAndIndex(vocab, dir + "/" + c.embedder +
-                                                         (c.lexical ? "-lex" : ""),
-                                             c.embedder, c.lexical, files, &store, &index)});
+    made.push_back(dir + "/" + c.embedder + (c.lexical ? "-lex" : ""));
+    ingests.push_back(
+        {c.name, BuildAndIndex(vocab, made.back(), c.embedder, c.lexical, files, &store, &index)});
     by_key[c.key] = ingests.back().second;
   }
   // Queries: five consecutive words of random files of the last (default) store.
@@ -400,7 +401,12 @@ int Main(int argc, char** argv) {
   std::printf("%s\n", j.dump().c_str());
   index.reset();
   store.reset();
-  if (!keep) std::filesystem::remove_all(dir);
+  // Only what this run made: --dir may hold other things (a log, the tables).
+  if (!keep) {
+    for (const std::string& path : made) std::filesystem::remove_all(path);
+    std::error_code ec;
+    std::filesystem::remove(dir, ec);  // only if nothing else is left in it
+  }
   return 0;
 }
 

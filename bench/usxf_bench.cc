@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <limits>
@@ -41,7 +42,7 @@ struct Options {
   uint32_t head_dim = 64;
   int codec_reps = 3;
   int sign_ops = 2000;
-  std::string dir = "/dev/shm/vexfs-usxf-bench";
+  std::string dir = "/dev/shm";  // its work directory, vexfs-usxf-bench, goes here
   std::string markdown;
 };
 
@@ -871,7 +872,7 @@ bool ParseOptions(int argc, char** argv, Options* o) {
   app.add_option("--head-dim", o->head_dim, "channels per row of the KV-like tensor");
   app.add_option("--codec-reps", o->codec_reps, "repetitions of each encoding (median)");
   app.add_option("--sign-ops", o->sign_ops, "Ed25519 signs and verifies (median)");
-  app.add_option("--dir", o->dir, "scratch directory for the files (tmpfs: /dev/shm)");
+  app.add_option("--dir", o->dir, "where the scratch directory is made (tmpfs: /dev/shm)");
   app.add_option("--markdown", o->markdown, "write the results section to this file");
   try {
     app.parse(argc, argv);
@@ -879,6 +880,8 @@ bool ParseOptions(int argc, char** argv, Options* o) {
     std::exit(app.exit(e));
   }
   if (o->reps.size() == 1) o->reps.resize(o->sizes_mb.size(), o->reps[0]);
+  // A directory of its own, which the run removes: --dir may hold other things.
+  o->dir = (std::filesystem::path(o->dir) / "vexfs-usxf-bench").string();
   return !o->sizes_mb.empty() && o->reps.size() == o->sizes_mb.size() &&
          *std::min_element(o->reps.begin(), o->reps.end()) >= 1 && o->head_dim > 0 &&
          o->kv_elements % o->head_dim == 0 && o->codec_reps >= 1 && o->sign_ops >= 1 &&
