@@ -23,8 +23,6 @@ void FilterLog(ggml_log_level, const char* text, void*) {
 
 }  // namespace
 
-std::string LlamaLibraryDir() { return ShippedLlamaLibraryDir(); }
-
 std::string VocabPath(std::string_view arch) {
   return ShippedLlamaVocabularyDir() + "/ggml-vocab-" +
          std::string(arch) + ".gguf";
@@ -39,7 +37,7 @@ Status EnsureLlamaRuntime() {
   static Status result;
   std::call_once(once, [] {
     llama_log_set(FilterLog, nullptr);
-    const std::string dir = LlamaLibraryDir();
+    const std::string dir = ShippedLlamaLibraryDir();
     ggml_backend_load_all_from_path(dir.c_str());
     if (ggml_backend_dev_count() == 0) {
       result = Status::NotFound("no ggml backend could be loaded from " + dir +

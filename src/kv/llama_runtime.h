@@ -13,13 +13,10 @@
 
 namespace vexfs::kv {
 
-// Loads every ggml backend found in LlamaLibraryDir() and initialises llama.cpp.
+// Loads every ggml backend found in ShippedLlamaLibraryDir() (common/shipped_files.h)
+// and initialises llama.cpp.
 // kNotFound when no backend (not even the CPU one) could be loaded.
 Status EnsureLlamaRuntime();
-
-// $VEXFS_LLAMA_LIB_DIR, else the libraries shipped beside VexFS, else the
-// directory the build linked against (common/shipped_files.h).
-std::string LlamaLibraryDir();
 
 // The tokenizer-only GGUF shipped with llama.cpp for `arch` ("qwen2"):
 // <dir>/ggml-vocab-<arch>.gguf, dir found as the libraries are ($VEXFS_LLAMA_VOCAB_DIR).

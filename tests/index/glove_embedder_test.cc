@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/shipped_files.h"
 #include "index/embedders/factory.h"
 #include "index/embedders/glove_file.h"
 #include "index/embedders/word_tokens.h"
@@ -63,7 +64,7 @@ void WriteFile(const std::string& path, std::string_view bytes) {
 class RealGloveTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto file = GloveFile::Open(DefaultGlovePath());
+    auto file = GloveFile::Open(ShippedGlovePath());
     ASSERT_TRUE(file.ok()) << file.status().ToString()
                            << " (the real GloVe file is required: run scripts/setup.sh)";
     file_ = std::shared_ptr<const GloveFile>(std::move(file).value());
@@ -161,7 +162,7 @@ TEST_F(RealGloveTest, ExpandsClitics) {
 }
 
 TEST_F(RealGloveTest, FactoryKnowsTheSpecs) {
-  ASSIGN_OR_FAIL(auto embedder, MakeEmbedder("glove:" + DefaultGlovePath()));
+  ASSIGN_OR_FAIL(auto embedder, MakeEmbedder("glove:" + ShippedGlovePath()));
   EXPECT_EQ(embedder->info().fingerprint, embedder_->info().fingerprint);
   auto missing = MakeEmbedder("glove:/nonexistent/dir/vectors.vxg");
   ASSERT_FALSE(missing.ok());

@@ -3,6 +3,7 @@
 
 #include <charconv>
 
+#include "common/shipped_files.h"
 #include "index/embedders/exec_embedder.h"
 #include "index/embedders/gguf_embedder.h"
 #include "index/embedders/glove_embedder.h"
@@ -22,7 +23,7 @@ Result<std::unique_ptr<Embedder>> MakeEmbedder(std::string_view spec) {
     }
     return MakeHashEmbedder(dim);
   }
-  if (spec == "glove") return MakeGloveEmbedder(DefaultGlovePath());
+  if (spec == "glove") return MakeGloveEmbedder(ShippedGlovePath());
   if (spec.starts_with("glove:")) {
     std::string_view path = spec.substr(6);
     if (path.empty()) return Status::InvalidArgument("embedder 'glove:PATH' needs a path");

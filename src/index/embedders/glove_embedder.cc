@@ -17,7 +17,6 @@
 #include <utility>
 #include <vector>
 
-#include "common/shipped_files.h"
 #include "index/embedders/word_tokens.h"
 
 namespace vexfs::index {
@@ -230,8 +229,6 @@ class GloveEmbedder : public Embedder {
 };
 
 }  // namespace
-
-std::string DefaultGlovePath() { return ShippedGlovePath(); }
 
 Result<std::unique_ptr<Embedder>> MakeGloveEmbedder(const std::string& path) {
   auto file = GloveFile::Open(path);

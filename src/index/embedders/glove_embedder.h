@@ -18,10 +18,6 @@ namespace vexfs::index {
 // changing tokenisation, weights or unknown-word vectors makes a new model.
 inline constexpr std::string_view kGloveAlgorithm = "glove-sif-v1";
 
-// $VEXFS_GLOVE when set and non-empty, else the file shipped beside the library
-// (common/shipped_files.h), else the one this build's setup fetched.
-std::string DefaultGlovePath();
-
 // Opens and verifies `path` (see GloveFile::Open for the errors) and returns an
 // embedder over it.
 Result<std::unique_ptr<Embedder>> MakeGloveEmbedder(const std::string& path);
