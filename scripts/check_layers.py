@@ -24,13 +24,16 @@ LAYERS = {
     # The GGUF embedder shares llama.cpp's runtime and model fingerprints with kv.
     # The index reaches the store only through its public extension interface.
     "src/index": {"vexfs", "common", "index", "kv"},
+    # The memory graph, like the index, reaches the store only through its
+    # public extension interface.
+    "src/graph": {"vexfs", "common", "graph"},
     # The one door: a store with its extensions and background indexer.
     "src/db": {"vexfs", "db"},
     "src/front_end_shared": {"vexfs", "common", "front_end_shared"},
     # A front end like the CLI, plus common's UTF-8 and base64 helpers.
     "src/mcp": {"vexfs", "common", "mcp"},
-    # The C API: the public headers only.
-    "src/capi": {"vexfs"},
+    # The C API: the public headers and its own directory.
+    "src/capi": {"vexfs", "capi"},
     # The Python bindings: the public headers and their own directory.
     "src/python": {"vexfs", "python"},
     "src/fuse": {"vexfs", "common", "fuse"},
@@ -58,14 +61,14 @@ WRAPPED = [
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
-PROJECT_PREFIXES = {"vexfs", "common", "store", "usxf", "kv", "index", "db", "front_end_shared", "fuse", "mcp",
+PROJECT_PREFIXES = {"vexfs", "common", "store", "usxf", "kv", "index", "graph", "db", "front_end_shared", "fuse", "mcp",
                     "capi", "python"}
 
 # The front ends: each is an adapter over vexfs::Db (vexfs/db.h), which alone
 # opens a store and attaches what it needs; opening one another way would leave
 # an extension unattached or the background indexer unwoken.
 FRONT_ENDS = ("tools/vexfs", "src/fuse", "src/mcp", "src/python", "src/capi")
-DOOR_BYPASS = re.compile(r"\b(Store|Index)::(Open|Create|Enable|Attach)\s*\(")
+DOOR_BYPASS = re.compile(r"\b(Store|Index|Graph)::(Open|Create|Enable|Attach)\s*\(")
 
 
 def layer_of(path: pathlib.Path, root: pathlib.Path) -> str:

@@ -3,13 +3,15 @@
 # build-fuzz/, writes the seed corpus, then fuzzes for SECONDS (default 60). Then,
 # for five sixths of SECONDS together: the GloVe file reader and the store's
 # record decoders (a sixth each), the KV state file reader (a quarter), the KV
-# transfer protocol's decoders, the MCP server's message decoders and the mount's
-# search-directory names (a twelfth each), each at least a second. Their inputs
-# go to tests/fuzz/glove_regressions/, store_regressions/, kv_state_regressions/,
-# kv_transport_regressions/, mcp_regressions/ and query_name_regressions/,
-# replayed by glove_fuzz_regression_test, store_records_fuzz_regression_test,
+# transfer protocol's decoders, the MCP server's message decoders, the mount's
+# search-directory names and the memory graph's records (a twelfth each), each
+# at least a second. Their inputs go to tests/fuzz/glove_regressions/,
+# store_regressions/, kv_state_regressions/, kv_transport_regressions/,
+# mcp_regressions/, query_name_regressions/ and graph_regressions/, replayed by
+# glove_fuzz_regression_test, store_records_fuzz_regression_test,
 # kv_state_fuzz_regression_test, kv_transport_fuzz_regression_test,
-# mcp_message_fuzz_regression_test and query_name_fuzz_regression_test.
+# mcp_message_fuzz_regression_test, query_name_fuzz_regression_test and
+# graph_records_fuzz_regression_test.
 # Exits non-zero on any crash, leak, out-of-memory, timeout or reader
 # disagreement; a USXF input is saved as tests/fuzz/regressions/crash-<sha1> (or
 # leak-, oom-, timeout-), and usxf_fuzz_regression_test replays it in every
@@ -140,3 +142,13 @@ mkdir -p "$dir/query-name-seeds" "$dir/query-name-corpus" "$query_name_regressio
 "$dir/tests/fuzz/make_query_name_seeds" "$dir/query-name-seeds"
 fuzz_target query_name_fuzz "the mount's search-directory names" "$(share 1 12)" 1024 \
   "$query_name_regressions" "$dir/query-name-corpus" "$dir/query-name-seeds" "$@"
+
+# The memory graph's records and hash-tree objects (bundles and remotes bring
+# them from elsewhere), a twelfth as long: seeds are one well-formed input per
+# decoder.
+graph_regressions=tests/fuzz/graph_regressions
+rm -rf "$dir/graph-seeds"
+mkdir -p "$dir/graph-seeds" "$dir/graph-corpus" "$graph_regressions"
+"$dir/tests/fuzz/make_graph_seeds" "$dir/graph-seeds"
+fuzz_target graph_records_fuzz "the memory graph's records" "$(share 1 12)" 4096 \
+  "$graph_regressions" "$dir/graph-corpus" "$dir/graph-seeds" "$@"

@@ -9,7 +9,7 @@ PACKAGES=(
   libssl-dev libzstd-dev libxxhash-dev libfaiss-dev libxapian-dev zlib1g-dev
   dataset-fashion-mnist
   nlohmann-json3-dev libcli11-dev libdtl-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev
   util-linux
   fuse3 libfuse3-dev
   python3 xxhash zstd openssl

@@ -3,8 +3,8 @@
 // through it, and gets the same store with the same parts attached.
 //
 // What it guarantees
-// - Open and Create attach every extension this build has (the search index;
-//   the memory graph next) and those the caller hands in DbOptions::extensions,
+// - Open and Create attach every extension this build has (the search index
+//   and the memory graph) and those the caller hands in DbOptions::extensions,
 //   so a snapshot commits all of their data with the files, gc keeps their
 //   objects and fsck checks their records, whichever front end asked.
 // - An extension the store records but this program does not have (a newer
@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "vexfs/extension.h"
+#include "vexfs/graph.h"
 #include "vexfs/index.h"
 #include "vexfs/status.h"
 #include "vexfs/store.h"
@@ -142,16 +143,20 @@ class Db {
   // Names of extensions the store records that this Db has not attached.
   const std::vector<std::string>& unattached_extensions() const;
 
+  // The memory graph (vexfs/graph.h): files and graph commit in the same
+  // snapshots. Attached at open; valid while the Db is.
+  Graph& graph();
+
   // The search index, opened on first use (its embedder is loaded then).
   // Errors of opening it are returned again on later calls.
   Result<Index*> index();
   // Indexes until the queue is empty (the caller's own drain, beside the
   // background one), then builds what searches use (Index::CatchUp), so the
   // next search of this Db's branch is as fast as any later one. `progress`
-  // follows the drain, `graph_progress` the graph builds. kReadOnly on a
+  // follows the drain, `hnsw_progress` the HNSW graph builds. kReadOnly on a
   // read-only Db.
   Status WaitIndexed(const ProgressFn& progress = nullptr,
-                     const ProgressFn& graph_progress = nullptr);
+                     const ProgressFn& hnsw_progress = nullptr);
   // Searches; `wait` first drains what is queued (writable Db only), so a
   // search right after a write finds it. It builds nothing: what the graphs
   // lack is scored exactly.

@@ -1,5 +1,6 @@
 // One JSON encoding of what VexFS reports: file attributes, commits, diffs,
-// branches, search hits and results, and the maintenance reports. The CLI's
+// branches, search hits and results, the memory graph, and the maintenance
+// reports. The CLI's
 // --json output, the mount's .vexfs/ views and every other front end encode
 // through these functions, so a program reading one reads them all. Field names
 // are documented in docs/cli.md; fields are only ever added, never renamed.
@@ -18,6 +19,7 @@
 #include <optional>
 #include <string>
 
+#include "vexfs/graph.h"
 #include "vexfs/index.h"
 #include "vexfs/store.h"
 #include "vexfs/types.h"
@@ -47,6 +49,21 @@ nlohmann::json SearchHitJson(const SearchHit& h);
 nlohmann::json SearchResultJson(const SearchResult& r);
 // An indexed passage without its vector: model, offset, length, dim.
 nlohmann::json FilePassageJson(const FilePassage& p);
+
+// The memory graph (docs/graph.md). Times that have not ended are null.
+nlohmann::json GraphNodeJson(const GraphNode& n);
+nlohmann::json GraphEdgeJson(const GraphEdge& e);
+nlohmann::json NeighborhoodJson(const Neighborhood& n);
+nlohmann::json GraphChangeJson(const GraphChange& c);
+nlohmann::json GraphDiffJson(const GraphDiff& d);
+nlohmann::json GraphWriteResultJson(const GraphWriteResult& r);
+// The batch a request {"nodes": [...], "links": [...]} asks for (docs/graph.md):
+// nodes with kind, text, properties (an object), thread, key, source,
+// valid_from and valid_to (times as ParseTime reads them); links with from,
+// kind, to and properties, naming nodes by id, key:KEY, entity:NAME or "#N",
+// the N-th node (from 0) of the same request. kInvalidArgument naming the item
+// ("nodes[2]: ...") for anything else, or past `max_items` items.
+Result<GraphBatch> GraphBatchFromJson(const nlohmann::json& request, size_t max_items = 10000);
 
 nlohmann::json GcReportJson(const GcReport& r);
 nlohmann::json FsckReportJson(const FsckReport& r);

@@ -1,4 +1,4 @@
-/* The C API of VexFS: a store's files, search, snapshots and branches from C (and from any
+/* The C API of VexFS: a store's files, search, snapshots, branches and memory graph from C (and from any
  * language with a C FFI), in the style of LMDB and llama.cpp: opaque handles with
  * create/free pairs, parameter structs filled by *_default_params(), integer
  * error codes (vexfs_strerror names them; vexfs_last_error gives the message of
@@ -207,6 +207,38 @@ struct vexfs_branch {
  * call; a non-zero return from `fn` stops the listing and is returned. */
 int vexfs_branch_list(vexfs_store* store, int (*fn)(void* ctx, const struct vexfs_branch* branch),
                       void* ctx);
+
+/* ---- Memory graph (docs/graph.md) --------------------------------------- */
+/* Graph calls speak JSON (the encoding of docs/graph.md and the CLI's --json):
+ * each returns its answer through a char** as a NUL-terminated JSON text the
+ * caller releases with vexfs_free. Nodes are named by 32 hex digits, "key:KEY"
+ * or "entity:NAME"; `at` names a snapshot (NULL: this handle's working graph). */
+
+/* Writes `request_json`, {"nodes": [...], "links": [...]}, all or none;
+ * `result_json` (may be NULL) receives the ids written and records_changed. */
+int vexfs_graph_add(vexfs_store* store, const char* request_json, char** result_json);
+/* A node or edge; VEXFS_ERR_NOT_FOUND if there is none valid now (all != 0:
+ * also invalid and retired ones). */
+int vexfs_graph_get(vexfs_store* store, const char* ref, const char* at, int all, char** node_json);
+/* Nodes within `depth` (1-8) edges of `ref`: {"nodes": [...], "edges": [...]}. */
+int vexfs_graph_neighbors(vexfs_store* store, const char* ref, int depth, const char* at,
+                          char** json);
+/* What changed from `from` to `to` (snapshots, or "WORKING"): {"changes": [...]}. */
+int vexfs_graph_diff(vexfs_store* store, const char* from, const char* to, char** json);
+/* Pending actions in `state` ("planned", "started", "done", "failed"; NULL:
+ * any), as a JSON array. */
+int vexfs_graph_actions(vexfs_store* store, const char* state, const char* at, char** json);
+/* Moves a pending action to `state`, naming its result node (may be NULL). */
+int vexfs_graph_set_action(vexfs_store* store, const char* ref, const char* state,
+                           const char* result_ref);
+/* Imports JSON lines of a conversation (`format`: "openai" or "anthropic")
+ * into `thread`; importing the same text twice adds nothing. */
+int vexfs_graph_import(vexfs_store* store, const char* jsonl, const char* format,
+                       const char* thread, char** result_json);
+/* Writes an imported thread back as JSON lines. */
+int vexfs_graph_export(vexfs_store* store, const char* thread, const char* format, const char* at,
+                       char** jsonl);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,16 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "capi/c_handles.h"
 #include "vexfs/db.h"
 #include "vexfs/index.h"
 #include "vexfs/local_files.h"
 #include "vexfs/store.h"
 #include "vexfs/tree_ops.h"
-
-struct vexfs_store {
-  std::unique_ptr<vexfs::Db> db;  // with its search index, opened by the first search
-  std::string branch;  // "" = the current branch
-};
 
 struct vexfs_search_result {
   vexfs::SearchResult result;
@@ -31,36 +27,11 @@ namespace {
 
 using vexfs::Result;
 using vexfs::Status;
-
-thread_local std::string last_error;
-
-int Fail(const Status& status) {
-  last_error = status.ToString();
-  return -static_cast<int>(status.code());
-}
-
-int FailInvalid(const char* message) { return Fail(Status::InvalidArgument(message)); }
-
-// Runs `body`, a function returning int, with no exception escaping into C.
-template <typename Body>
-int Guard(Body&& body) {
-  last_error.clear();
-  try {
-    return body();
-  } catch (const std::exception& e) {
-    return Fail(Status::IOError(std::string("internal error: ") + e.what()));
-  }
-}
-
-std::string OrEmpty(const char* s) { return s == nullptr ? "" : s; }
-
-char* CopyOut(const std::string& bytes) {
-  char* out = static_cast<char*>(std::malloc(bytes.size() + 1));
-  if (out == nullptr) return nullptr;
-  std::memcpy(out, bytes.data(), bytes.size());
-  out[bytes.size()] = '\0';
-  return out;
-}
+using vexfs::capi::CopyOut;
+using vexfs::capi::Fail;
+using vexfs::capi::FailInvalid;
+using vexfs::capi::Guard;
+using vexfs::capi::OrEmpty;
 
 int TypeOf(vexfs::FileType type) {
   switch (type) {
@@ -128,7 +99,7 @@ const char* vexfs_strerror(int code) {
   return vexfs::StatusCodeName(static_cast<vexfs::StatusCode>(-code));
 }
 
-const char* vexfs_last_error(void) { return last_error.c_str(); }
+const char* vexfs_last_error(void) { return vexfs::capi::LastError().c_str(); }
 
 void vexfs_free(void* p) { std::free(p); }
 

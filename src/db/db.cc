@@ -14,6 +14,7 @@ struct Db::Rep {
   DbOptions options;
   std::unique_ptr<Store> store;
   std::vector<std::string> unattached;
+  std::unique_ptr<Graph> graph;
   std::mutex index_mu;
   std::unique_ptr<Index> index;  // guarded by index_mu until set; never reset
   std::unique_ptr<db::BackgroundIndexer> indexer;
@@ -39,8 +40,9 @@ StoreOptions StoreOptionsFor(const DbOptions& options) {
 }
 
 // Attaches the built-in extensions, then the program's own.
-Status AttachExtensions(Store* store, const DbOptions& options) {
+Status AttachExtensions(Store* store, const DbOptions& options, std::unique_ptr<Graph>* graph) {
   VEXFS_RETURN_IF_ERROR(Index::Attach(store));
+  VEXFS_ASSIGN_OR_RETURN(*graph, Graph::Attach(store));
   for (const ExtensionFactory& make : options.extensions) {
     VEXFS_ASSIGN_OR_RETURN(std::shared_ptr<Extension> extension, make(store));
     if (extension == nullptr) return Status::InvalidArgument("an extension factory returned none");
@@ -68,7 +70,7 @@ Result<std::unique_ptr<Db>> Db::Attach(std::unique_ptr<Store> opened, const DbOp
   rep->store = std::move(opened);
   Store* store = rep->store.get();
   if (!options.branch.empty()) VEXFS_RETURN_IF_ERROR(store->Tree(options.branch).status());
-  VEXFS_RETURN_IF_ERROR(AttachExtensions(store, options));
+  VEXFS_RETURN_IF_ERROR(AttachExtensions(store, options, &rep->graph));
   VEXFS_ASSIGN_OR_RETURN(rep->unattached, UnattachedExtensions(store));
   // A store whose files are read-only opens read-only whatever was asked.
   if (IsReadOnly(store)) rep->options.read_only = true;
@@ -113,12 +115,13 @@ bool Db::background_indexing() const { return rep_->indexer != nullptr; }
 const std::vector<std::string>& Db::unattached_extensions() const { return rep_->unattached; }
 
 Result<Index*> Db::index() { return rep_->OpenIndex(); }
+Graph& Db::graph() { return *rep_->graph; }
 
-Status Db::WaitIndexed(const ProgressFn& progress, const ProgressFn& graph_progress) {
+Status Db::WaitIndexed(const ProgressFn& progress, const ProgressFn& hnsw_progress) {
   if (read_only()) return Status::ReadOnly("a store opened read-only cannot index");
   VEXFS_ASSIGN_OR_RETURN(Index * index, rep_->OpenIndex());
   VEXFS_RETURN_IF_ERROR(index->Wait(progress));
-  return index->CatchUp(nullptr, graph_progress, branch());
+  return index->CatchUp(nullptr, hnsw_progress, branch());
 }
 
 Result<SearchResult> Db::Search(const SearchRequest& request, bool wait) {

@@ -41,6 +41,7 @@ McpSession::McpSession(ServedStore* served, std::ostream* log) : served_(served)
   AddFileTools(&all);
   AddSearchTool(&all);
   AddVersionTools(&all);
+  AddGraphTools(&all);
   for (Tool& tool : all) {
     if (served_->read_only() && !tool.hints.read_only) {
       withheld_.push_back(tool.name);

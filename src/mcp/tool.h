@@ -71,6 +71,7 @@ struct Tool {
 void AddFileTools(std::vector<Tool>* tools);     // file_tools.cc
 void AddSearchTool(std::vector<Tool>* tools);    // search_tool.cc
 void AddVersionTools(std::vector<Tool>* tools);  // version_tools.cc
+void AddGraphTools(std::vector<Tool>* tools);    // graph_tools.cc
 
 // A JSON Schema "object" with `properties` and the names in `required`; no other
 // properties are allowed.

@@ -71,6 +71,32 @@ Result<int64_t> ToolArgs::Int(const std::string& name, int64_t fallback, int64_t
   return value;
 }
 
+Result<std::string> ToolArgs::ObjectText(const std::string& name, const std::string& fallback) {
+  const nlohmann::json* v = Find(name);
+  if (v == nullptr) return fallback;
+  if (!v->is_object()) return WrongType(name, "an object");
+  return v->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Result<nlohmann::json> ToolArgs::Array(const std::string& name) {
+  const nlohmann::json* v = Find(name);
+  if (v == nullptr) return nlohmann::json::array();
+  if (!v->is_array()) return WrongType(name, "an array");
+  return *v;
+}
+
+Result<std::vector<std::string>> ToolArgs::StringList(const std::string& name) {
+  const nlohmann::json* v = Find(name);
+  std::vector<std::string> out;
+  if (v == nullptr) return out;
+  if (!v->is_array()) return WrongType(name, "an array of strings");
+  for (const nlohmann::json& item : *v) {
+    if (!item.is_string()) return WrongType(name, "an array of strings");
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
 Result<std::map<std::string, std::string>> ToolArgs::StringMap(const std::string& name) {
   const nlohmann::json* v = Find(name);
   std::map<std::string, std::string> out;

@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "vexfs/status.h"
 
@@ -27,6 +28,12 @@ class ToolArgs {
   Result<bool> Bool(const std::string& name, bool fallback);
   // An integer in [min, max]; `fallback` when absent.
   Result<int64_t> Int(const std::string& name, int64_t fallback, int64_t min, int64_t max);
+  // A JSON object, given back as compact text; `fallback` when absent.
+  Result<std::string> ObjectText(const std::string& name, const std::string& fallback);
+  // An array (of anything); empty when absent.
+  Result<nlohmann::json> Array(const std::string& name);
+  // An array of strings; empty when absent.
+  Result<std::vector<std::string>> StringList(const std::string& name);
   // An object of string values.
   Result<std::map<std::string, std::string>> StringMap(const std::string& name);
   // kInvalidArgument naming the first argument no getter asked for. Call after

@@ -269,6 +269,50 @@ int main(int argc, char** argv) {
   size_t none_size = 0;
   CHECK(vexfs_read_file(store, "missing.md", NULL, &none, &none_size) == VEXFS_ERR_NOT_FOUND &&
         none == NULL);
+
+  /* The memory graph, in JSON both ways. */
+  char* answer = NULL;
+  CHECK(vexfs_graph_add(store,
+                        "{\"nodes\":[{\"kind\":\"fact\",\"text\":\"standup at 9\",\"key\":\"standup\","
+                        "\"valid_from\":\"2026-01-01\"},{\"kind\":\"entity\",\"text\":\"Team Blue\"},"
+                        "{\"kind\":\"pending_action\",\"text\":\"email\",\"key\":\"email-1\"}],"
+                        "\"links\":[{\"from\":\"#0\",\"kind\":\"mentions\",\"to\":\"#1\"}]}",
+                        &answer) == VEXFS_OK);
+  CHECK(answer != NULL && strstr(answer, "\"records_changed\"") != NULL);
+  vexfs_free(answer);
+  CHECK(vexfs_snapshot_create(store, "g1", "graph", NULL) == VEXFS_OK);
+  CHECK(vexfs_graph_add(store, "{\"nodes\":[{\"kind\":\"fact\",\"text\":\"standup at 10\",\"key\":\"s2\","
+                        "\"valid_from\":\"2026-06-01\"}],\"links\":[{\"from\":\"#0\",\"kind\":\"supersedes\","
+                        "\"to\":\"key:standup\"}]}", NULL) == VEXFS_OK);
+  CHECK(vexfs_graph_set_action(store, "key:email-1", "done", NULL) == VEXFS_OK);
+  CHECK(vexfs_graph_set_action(store, "key:email-1", "started", NULL) == VEXFS_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(vexfs_last_error(), "must not run again") != NULL);
+  CHECK(vexfs_graph_get(store, "key:standup", NULL, 0, &answer) == VEXFS_ERR_NOT_FOUND);
+  CHECK(vexfs_graph_get(store, "key:standup", NULL, 1, &answer) == VEXFS_OK);
+  CHECK(strstr(answer, "standup at 9") != NULL);
+  vexfs_free(answer);
+  CHECK(vexfs_graph_get(store, "key:standup", "g1", 0, &answer) == VEXFS_OK); /* valid as of g1 */
+  vexfs_free(answer);
+  CHECK(vexfs_graph_neighbors(store, "entity:team blue", 1, "g1", &answer) == VEXFS_OK);
+  CHECK(strstr(answer, "standup at 9") != NULL);
+  vexfs_free(answer);
+  CHECK(vexfs_graph_diff(store, "g1", "WORKING", &answer) == VEXFS_OK);
+  CHECK(strstr(answer, "\"superseded\"") != NULL && strstr(answer, "\"action\"") != NULL);
+  vexfs_free(answer);
+  CHECK(vexfs_graph_actions(store, "done", NULL, &answer) == VEXFS_OK);
+  CHECK(strstr(answer, "email-1") != NULL);
+  vexfs_free(answer);
+  const char* chat = "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"assistant\",\"content\":\"hello\"}\n";
+  CHECK(vexfs_graph_import(store, chat, "openai", "chat", NULL) == VEXFS_OK);
+  CHECK(vexfs_graph_export(store, "chat", "openai", NULL, &answer) == VEXFS_OK);
+  CHECK(strstr(answer, "\"hello\"") != NULL);
+  vexfs_free(answer);
+  CHECK(vexfs_graph_add(store, "{\"links\":[{\"from\":\"key:standup\",\"kind\":\"mentions\","
+                        "\"to\":\"key:missing\"}]}", NULL) == VEXFS_ERR_NOT_FOUND);
+  CHECK(vexfs_graph_add(store, "not json", NULL) == VEXFS_ERR_INVALID_ARGUMENT);
+  CHECK(vexfs_graph_import(store, "{\"role\":\"tool\",\"tool_call_id\":\"x\"}\n", "openai", "t", NULL) ==
+        VEXFS_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(vexfs_last_error(), "line 1") != NULL);
   vexfs_store_free(store);
 
   /* A read-only store reads and searches, and refuses writes. */
@@ -278,6 +322,7 @@ int main(int argc, char** argv) {
   CHECK(text != NULL && strcmp(text, plan) == 0);
   vexfs_free(text);
   CHECK(vexfs_write_file(store, "x.md", "x", 1) == VEXFS_ERR_READ_ONLY);
+  CHECK(vexfs_graph_add(store, "{\"nodes\":[{\"kind\":\"fact\"}]}", NULL) == VEXFS_ERR_READ_ONLY);
   CHECK(vexfs_search(store, "plan", NULL, &found) == VEXFS_OK);
   vexfs_search_result_free(found);
   vexfs_store_free(store);

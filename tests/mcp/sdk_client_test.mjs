@@ -80,8 +80,9 @@ describe('one client through every tool', () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
     assert.deepEqual(names, [
-      'branch_create', 'branch_list', 'delete', 'diff', 'edit_file', 'list_directory', 'log',
-      'make_directory', 'move', 'read_file', 'restore', 'search', 'snapshot_create',
+      'branch_create', 'branch_list', 'delete', 'diff', 'edit_file', 'graph_action', 'graph_add',
+      'graph_diff', 'graph_invalidate', 'graph_link', 'graph_neighbors', 'list_directory', 'log',
+      'make_directory', 'move', 'pending_actions', 'read_file', 'restore', 'search', 'snapshot_create',
       'snapshot_list', 'stat', 'write_file',
     ]);
     for (const tool of tools) {
@@ -93,6 +94,54 @@ describe('one client through every tool', () => {
     assert.equal(byName.restore.annotations.destructiveHint, true);
     assert.equal(byName.search.annotations.readOnlyHint, true);
     assert.deepEqual(byName.read_file.inputSchema.required, ['path']);
+    assert.equal(byName.graph_neighbors.annotations.readOnlyHint, true);
+    assert.equal(byName.pending_actions.annotations.readOnlyHint, true);
+    assert.equal(byName.graph_link.annotations.idempotentHint, true);
+    assert.equal(byName.graph_add.annotations.readOnlyHint, false);
+    assert.equal(byName.graph_add.annotations.destructiveHint, false);
+  });
+
+  test('the memory graph: add, link, neighbours, actions, diff across snapshots', async () => {
+    const added = await call(client, 'graph_add', {
+      nodes: [
+        { kind: 'fact', text: 'the standup is at 9', key: 'standup', valid_from: '2026-01-01' },
+        { kind: 'entity', text: 'Team Blue' },
+        { kind: 'pending_action', text: 'email the team', key: 'email-1' },
+      ],
+      links: [{ from: '#0', kind: 'mentions', to: 'entity:team blue' }],
+    });
+    assert.equal(added.nodes.length, 3);
+    assert.equal(added.edges.length, 1);
+    const again = await call(client, 'graph_add', { nodes: [{ kind: 'entity', text: 'TEAM  blue' }] });
+    assert.equal(again.records_changed, 0);
+    assert.equal(again.nodes[0], added.nodes[1]);
+    await call(client, 'snapshot_create', { name: 'g1' });
+
+    const newer = await call(client, 'graph_add', {
+      nodes: [{ kind: 'fact', text: 'the standup is at 10', key: 'standup-2', valid_from: '2026-06-01' }],
+      links: [{ from: '#0', kind: 'supersedes', to: 'key:standup' }],
+    });
+    assert.equal(newer.nodes.length, 1);
+    const done = await call(client, 'graph_action', { id: 'key:email-1', state: 'done' });
+    assert.equal(done.action, 'done');
+    await callFails(client, 'graph_action', { id: 'key:email-1', state: 'started' }, /must not run again/);
+    await callFails(client, 'graph_link', { from: 'key:standup', kind: 'mentions', to: 'key:missing' }, /does not exist/);
+    await callFails(client, 'graph_add', { nodes: [{ kind: 'Bad Kind' }] }, /kind/);
+
+    const hood = await call(client, 'graph_neighbors', { id: 'entity:Team Blue', depth: 2 });
+    // The superseded fact is no longer valid, so the walk stops at the entity.
+    assert.deepEqual(hood.nodes.map((n) => n.text), ['Team Blue']);
+    const all = await call(client, 'graph_neighbors', { id: 'entity:Team Blue', depth: 2, all: true });
+    assert.equal(all.nodes.length, 3);
+    const open = await call(client, 'pending_actions', { state: 'planned' });
+    assert.equal(open.actions.length, 0);
+    const finished = await call(client, 'pending_actions', { state: 'done' });
+    assert.equal(finished.actions[0].key, 'email-1');
+
+    const diff = await call(client, 'graph_diff', { from: 'g1' });
+    const kinds = diff.changes.map((c) => c.change).sort();
+    assert.deepEqual(kinds, ['action', 'added', 'added', 'invalidated', 'superseded']);
+    assert.equal(diff.truncated, false);
   });
 
   test('files: write, read in ranges, stat, list, mkdir, move, delete', async () => {
@@ -307,6 +356,30 @@ describe('the protocol itself', () => {
 });
 
 describe('two clients on one store', () => {
+  test('two servers adding graph nodes and links at once lose nothing', async () => {
+    const store = newStore('graph-shared');
+    const [a, b] = await Promise.all([connect(store), connect(store)]);
+    after(() => Promise.all([a.close(), b.close()]));
+    const count = 20;
+    const adds = (client, who) =>
+      Promise.all(Array.from({ length: count }, (_, i) =>
+        call(client, 'graph_add', {
+          nodes: [{ kind: 'fact', text: `${who} fact ${i}`, key: `${who}-${i}`, thread: who },
+                  { kind: 'entity', text: `shared ${i % 5}` }],
+          links: [{ from: '#0', kind: 'mentions', to: '#1' }],
+        })));
+    await Promise.all([adds(a, 'a'), adds(b, 'b')]);
+    for (const who of ['a', 'b']) {
+      for (let i = 0; i < count; ++i) {
+        const hood = await call(a, 'graph_neighbors', { id: `key:${who}-${i}` });
+        assert.equal(hood.nodes.length, 2, `${who}-${i}`);
+        assert.equal(hood.edges.length, 1, `${who}-${i}`);
+      }
+    }
+    const shared = await call(b, 'graph_neighbors', { id: 'entity:shared 0', direction: 'in' });
+    assert.equal(shared.nodes.length, 1 + 8, 'four facts of each server mention it');
+  });
+
   test('concurrent writes from two server processes lose nothing', async () => {
     const store = newStore('shared');
     const [a, b] = await Promise.all([connect(store), connect(store)]);

@@ -125,6 +125,8 @@ void AddSearchCommands(CLI::App& app, Context& ctx);       // cmd_search.cc
 void AddMountCommands(CLI::App& app, Context& ctx);        // cmd_mount.cc
 void AddUsxfCommands(CLI::App& app, Context& ctx);         // cmd_usxf.cc
 void AddMcpCommands(CLI::App& app, Context& ctx);          // cmd_mcp.cc
+void AddGraphCommands(CLI::App& app, Context& ctx);        // cmd_graph.cc
+void AddGraphReadCommands(CLI::App& graph, Context& ctx);  // cmd_graph_read.cc
 
 }  // namespace vexfs::cli
 

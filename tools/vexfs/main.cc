@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
   AddUsxfCommands(app, ctx);
   AddKvCommands(app, ctx);
   AddMcpCommands(app, ctx);
+  AddGraphCommands(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,117 @@
+// `vexfs graph` run as a process: writing turns, facts, entities, links and
+// pending actions; reading them (get, list, neighbors, actions, diff) in text
+// and --json, now and as of snapshots; and every bad item refused with a
+// documented exit code and nothing written.
+#include "cli/cli_test_util.h"
+
+namespace vexfs::cli_test {
+namespace {
+
+class CliGraphTest : public CliStoreTest {
+ protected:
+  // Adds a node and returns its id (the one line `graph add` prints).
+  std::string Add(Args args) {
+    Args full = {"graph", "add"};
+    full.insert(full.end(), args.begin(), args.end());
+    std::string out = VexfsOk(full);
+    EXPECT_EQ(out.size(), 33u) << out;
+    return out.substr(0, 32);
+  }
+
+  size_t Count(Args args) { return VexfsJson(args).size(); }
+};
+
+TEST_F(CliGraphTest, AddGetAndListInTextAndJson) {
+  std::string id = Add({"--kind", "fact", "--text", "the deploy key rotates monthly", "--key",
+                        "fact:rotation", "--thread", "ops", "--properties", R"({"confidence":0.9})"});
+  json node = VexfsJson({"graph", "get", "key:fact:rotation"});
+  EXPECT_EQ(node.at("id"), id);
+  EXPECT_EQ(node.at("kind"), "fact");
+  EXPECT_EQ(node.at("thread"), "ops");
+  EXPECT_EQ(node.at("properties").at("confidence"), 0.9);
+  EXPECT_TRUE(node.at("valid_to").is_null());
+  EXPECT_NE(VexfsOk({"graph", "get", id}).find("the deploy key rotates monthly"), std::string::npos);
+
+  // The same add again changes nothing and gives the same id.
+  json again = VexfsJson({"graph", "add", "--kind", "fact", "--text", "the deploy key rotates monthly",
+                          "--key", "fact:rotation", "--thread", "ops", "--properties",
+                          R"({"confidence":0.9})"});
+  EXPECT_EQ(again.at("nodes"), json::array({id}));
+  EXPECT_EQ(again.at("records_changed"), 0);
+
+  Add({"--kind", "entity", "--text", "Deploy Key"});
+  Add({"--kind", "entity", "--text", "deploy  key"});
+  EXPECT_EQ(Count({"graph", "list", "--kind", "entity"}), 1u) << "one entity per name";
+  EXPECT_EQ(Count({"graph", "list", "--thread", "ops"}), 1u);
+  EXPECT_NE(VexfsOk({"graph", "list"}).find("[ops]"), std::string::npos);
+}
+
+TEST_F(CliGraphTest, NeighboursFollowLinks) {
+  std::string turn = Add({"--kind", "turn", "--text", "please check the logs", "--thread", "t1"});
+  std::string call = Add({"--kind", "tool_call", "--text", "grep error app.log", "--thread", "t1"});
+  std::string result = Add({"--kind", "tool_result", "--text", "3 errors", "--thread", "t1"});
+  VexfsOk({"graph", "link", turn, "called", call});
+  VexfsOk({"graph", "link", call, "returned", result});
+  json hood = VexfsJson({"graph", "neighbors", turn, "--depth", "2", "--direction", "out"});
+  EXPECT_EQ(hood.at("nodes").size(), 3u);
+  EXPECT_EQ(hood.at("edges").size(), 2u);
+  json only = VexfsJson({"graph", "neighbors", call, "--edge", "returned"});
+  EXPECT_EQ(only.at("nodes").size(), 2u);
+}
+
+TEST_F(CliGraphTest, SnapshotsDiffAndReadAsOfThem) {
+  std::string old_fact = Add({"--kind", "fact", "--text", "standup at 9", "--valid-from", "2026-01-01"});
+  PutText("plan.md", "plan A");
+  VexfsOk({"snapshot", "create", "before"});
+
+  std::string new_fact = Add({"--kind", "fact", "--text", "standup at 10", "--valid-from", "2026-06-01"});
+  VexfsOk({"graph", "link", new_fact, "supersedes", old_fact});
+  Add({"--kind", "pending_action", "--text", "email the team", "--key", "email-1"});
+  VexfsOk({"graph", "action", "key:email-1", "done"});
+  VexfsOk({"snapshot", "create", "after"});
+
+  json diff = VexfsJson({"graph", "diff", "before", "after"});
+  std::multiset<std::string> changes;
+  for (const json& c : diff.at("changes")) changes.insert(c.at("change").get<std::string>());
+  EXPECT_EQ(changes.count("superseded"), 1u);
+  EXPECT_EQ(changes.count("invalidated"), 1u) << "the older fact's valid time ended";
+  EXPECT_EQ(changes.count("added"), 3u) << "new fact, action, supersedes edge";
+  std::string text = VexfsOk({"graph", "diff", "before", "after"});
+  EXPECT_NE(text.find("^ superseded"), std::string::npos) << text;
+
+  EXPECT_EQ(Count({"graph", "list", "--kind", "fact", "--at", "before"}), 1u);
+  EXPECT_EQ(Count({"graph", "list", "--kind", "fact"}), 1u) << "the superseded fact is left out";
+  EXPECT_EQ(Count({"graph", "list", "--kind", "fact", "--all"}), 2u);
+  EXPECT_EQ(Count({"graph", "list", "--kind", "fact", "--valid-at", "2026-03-01"}), 1u);
+  EXPECT_EQ(Count({"graph", "actions", "--state", "done"}), 1u);
+  EXPECT_EQ(Count({"graph", "actions", "--state", "planned"}), 0u);
+
+  // Restore brings the graph back with the files.
+  VexfsOk({"restore", "before"});
+  EXPECT_EQ(Count({"graph", "actions"}), 0u);
+  EXPECT_TRUE(VexfsJson({"graph", "diff", "before"}).at("changes").empty());
+  ExpectFsckClean();
+}
+
+TEST_F(CliGraphTest, BadItemsAreRefusedAndWriteNothing) {
+  std::string fact = Add({"--kind", "fact", "--text", "x"});
+  EXPECT_TRUE(FailedWith(Vexfs({"graph", "link", fact, "mentions", "key:missing"}), 3, {"does not exist"}));
+  EXPECT_TRUE(FailedWith(Vexfs({"graph", "add", "--kind", "Fact"}), 4, {"kind"}));
+  EXPECT_TRUE(FailedWith(Vexfs({"graph", "add", "--kind", "fact", "--properties", "{nope"}), 4, {"not JSON"}));
+  EXPECT_TRUE(FailedWith(Vexfs({"graph", "add", "--kind", "fact", "--valid-from", "2026-02-01",
+                                "--valid-to", "2026-01-01"}),
+                         4, {"ends before it starts"}));
+  EXPECT_TRUE(FailedWith(Vexfs({"graph", "add", "--kind", "turn", "--span", "cache:0:50:40"}), 4,
+                         {"outside its cache"}));
+  EXPECT_TRUE(FailedWith(Vexfs({"graph", "get", "nothex"}), 4, {"32 hex digits"}));
+  EXPECT_TRUE(FailedWith(Vexfs({"graph", "get", "key:none"}), 3, {"no node or edge"}));
+  Add({"--kind", "pending_action", "--text", "deploy", "--key", "deploy-7"});
+  VexfsOk({"graph", "action", "key:deploy-7", "done"});
+  EXPECT_TRUE(FailedWith(Vexfs({"graph", "action", "key:deploy-7", "started"}), 4, {"must not run again"}));
+  EXPECT_TRUE(FailedWith(Vexfs({"graph", "link", fact, "supersedes", fact}), 4, {"cycle"}));
+  EXPECT_EQ(Count({"graph", "list", "--all"}), 2u) << "only the two good adds";
+  ExpectFsckClean();
+}
+
+}  // namespace
+}  // namespace vexfs::cli_test
