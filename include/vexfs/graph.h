@@ -22,9 +22,9 @@
 //   fsck checks it.
 //
 // What it does not guarantee
-// - Reads of a snapshot by kind or thread scan that snapshot's whole graph
-//   (the working graph has indexes for them); by id and by neighbours they
-//   descend the hash tree.
+// - Reads of a snapshot by kind or thread, and of an edge by id, scan that
+//   snapshot's whole graph (the working graph has indexes for them); a node by
+//   id and its neighbours descend the hash tree.
 //
 // Thread-safety: a Graph may be used from many threads at once. Every call is
 // one store transaction; writers exclude one another (processes included).
@@ -102,7 +102,7 @@ struct GraphTimes {
 // node covers, with the hash of those token ids, so a resumed agent knows which
 // turns its cache holds and which it would have to read again.
 struct KvSpan {
-  std::string cache{};        // the KV state's identity (1-128 bytes)
+  std::string cache{};        // the KV state's identity (1-256 bytes)
   uint64_t start = 0;
   uint64_t end = 0;
   uint64_t cache_tokens = 0;  // the cache's length: end may not pass it
@@ -135,7 +135,8 @@ inline constexpr char kReturned[] = "returned";
 inline constexpr char kProduced[] = "produced";
 inline constexpr char kMentions[] = "mentions";
 inline constexpr char kDerivedFrom[] = "derived_from";
-// from supersedes to: ends to's valid time where from's begins.
+// from supersedes to (a node of the same kind): ends to's valid time where
+// from's begins.
 inline constexpr char kSupersedes[] = "supersedes";
 }  // namespace edge_kind
 
@@ -178,6 +179,9 @@ struct NodeSpec {
   TimeNs valid_from = 0;
   TimeNs valid_to = kGraphForever;
   std::optional<KvSpan> span{};
+  // A node that exists must already be this one: writing it again is a no-op,
+  // writing something else under its key is refused (transcript imports).
+  bool must_match = false;
 };
 
 struct EdgeSpec {

@@ -96,6 +96,9 @@ Status BatchWriter::AddNode(const Item& item, const std::string& name) {
   result_.nodes.push_back(item.id);
   if (old) {
     VEXFS_ASSIGN_OR_RETURN(GraphNode updated, UpdatedNode(item, *old, props, name));
+    if (spec.must_match && !(updated == *old)) {
+      return Status::InvalidArgument(name + ": key '" + spec.key + "' already names a different " + old->kind);
+    }
     return Count(graph_.PutNode(updated, old));
   }
   GraphNode node;
@@ -145,6 +148,9 @@ Result<bool> BatchWriter::SupersedesReach(const GraphId& start, const GraphId& t
 Status BatchWriter::EndOlderFact(const GraphNode& newer, const GraphId& older_id,
                                  const std::string& name) {
   VEXFS_ASSIGN_OR_RETURN(GraphNode older, LiveNode(older_id, name));
+  if (older.kind != newer.kind) {
+    return Status::InvalidArgument(name + ": a " + newer.kind + " cannot supersede a " + older.kind);
+  }
   if (newer.times.valid_from <= older.times.valid_from) {
     return Status::InvalidArgument(name + ": node " + newer.id.ToHex() +
                                    " cannot supersede node " + older_id.ToHex() +
@@ -235,6 +241,9 @@ Status BatchWriter::SetAction(const Item& item, const std::string& name) {
                                    ActionStateName(node.action) + " and cannot become " +
                                    ActionStateName(item.action) +
                                    (node.action == ActionState::kDone ? ": it must not run again" : ""));
+  }
+  if (node.action == ActionState::kDone) {
+    return Status::InvalidArgument(name + ": action '" + node.key + "' is done: its result is final");
   }
   GraphNode before = node;
   node.action = item.action;

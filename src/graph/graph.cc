@@ -69,6 +69,9 @@ struct Graph::Rep {
 
   Result<GraphWriteResult> ApplyIn(StoreTxn& txn, const GraphBatch& batch) {
     if (!txn.writable()) return Status::ReadOnly("graph: a write needs a write transaction");
+    if (txn.branch_id() == 0) {
+      return Status::InvalidArgument("graph: a write needs a transaction bound to a branch (BeginOnBranch, an edit's)");
+    }
     if (tables.records.absent()) return Status::ReadOnly("graph: this store is read-only and has no graph");
     graph::WorkingGraph working(txn, tables);
     return graph::BatchWriter(working, NowNs()).Apply(batch);
@@ -93,7 +96,9 @@ Result<std::unique_ptr<Graph>> Graph::Attach(Store* store) {
     return std::unique_ptr<Graph>(new Graph(std::move(rep)));
   }
   VEXFS_ASSIGN_OR_RETURN(rep->tables, graph::RegisterGraphTables(store));
-  VEXFS_RETURN_IF_ERROR(AttachExtension(store, std::make_shared<GraphExtension>(rep->tables)));
+  Status attached = AttachExtension(store, std::make_shared<GraphExtension>(rep->tables));
+  // Another thread attached it meanwhile: the tables are the same.
+  if (!attached.ok() && attached.code() != StatusCode::kAlreadyExists) return attached;
   return std::unique_ptr<Graph>(new Graph(std::move(rep)));
 }
 

@@ -51,7 +51,9 @@ Status GraphDiffBuilder::AddNode(const GraphId& id, const std::optional<std::str
   }
   std::vector<Kind> kinds = TimeChanges(*a, *b);
   if (a->action != b->action || a->result != b->result) kinds.push_back(Kind::kAction);
-  if (ContentDiffers(*a, *b)) kinds.push_back(Kind::kModified);
+  // Anything else that differs (record time, key) is a modification too: a
+  // diff reports every record that differs.
+  if (ContentDiffers(*a, *b) || (kinds.empty() && !(*a == *b))) kinds.push_back(Kind::kModified);
   for (Kind kind : kinds) out.push_back(GraphChange{.kind = kind, .node = b, .before = a});
   return Status::Ok();
 }
@@ -68,7 +70,8 @@ Status GraphDiffBuilder::AddEdge(const std::string& key, const std::optional<std
     out.push_back(GraphChange{.kind = b ? Kind::kAdded : Kind::kRemoved, .edge = b ? b : a});
   } else {
     std::vector<Kind> kinds = TimeChanges(*a, *b);
-    if (a->properties != b->properties || a->times.valid_from != b->times.valid_from) {
+    if (a->properties != b->properties || a->times.valid_from != b->times.valid_from ||
+        (kinds.empty() && !(*a == *b))) {
       kinds.push_back(Kind::kModified);
     }
     for (Kind kind : kinds) out.push_back(GraphChange{.kind = kind, .edge = b, .edge_before = a});

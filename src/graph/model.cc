@@ -2,8 +2,6 @@
 // names, action states, change kinds, and building a batch.
 #include <sys/random.h>
 
-#include <cctype>
-
 #include "common/sha256.h"
 #include "vexfs/graph.h"
 
@@ -90,17 +88,20 @@ GraphId GraphIdForEntity(std::string_view kind, std::string_view name) {
   return DerivedId("vexfs graph entity", {kind, NormaliseEntityName(name)});
 }
 
+// ASCII only, whatever the process's locale: ids must not differ between
+// processes (in a Latin-1 locale, isspace(0xA0) is true, and 0xA0 is a UTF-8
+// continuation byte).
 std::string NormaliseEntityName(std::string_view name) {
   std::string out;
   bool space = false;
   for (char c : name) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
       space = !out.empty();
       continue;
     }
     if (space) out.push_back(' ');
     space = false;
-    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    out.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
   }
   return out;
 }

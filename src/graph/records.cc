@@ -62,9 +62,14 @@ bool GetSpan(Decoder* dec, std::optional<KvSpan>* out) {
   return true;
 }
 
+// A whole edge key: every part, even a zero id (EdgePrefix leaves those out).
 std::string EdgeKey(const GraphId& owner, RecordType type, std::string_view kind,
                     const GraphId& other, const GraphId& edge) {
-  std::string key = EdgePrefix(owner, type, kind, other);
+  std::string key = NodePrefix(owner);
+  key.push_back(static_cast<char>(type));
+  key.append(kind);
+  key.push_back('\0');
+  key.append(other.AsBytes());
   key.append(edge.AsBytes());
   return key;
 }

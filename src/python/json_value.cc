@@ -1,5 +1,7 @@
-// JSON values to Python objects, recursively.
+// JSON values to Python objects and back, recursively.
 #include "python/json_value.h"
+
+#include "python/errors.h"
 
 namespace vexfs::python {
 
@@ -24,6 +26,33 @@ py::object ToPython(const nlohmann::json& value) {
     case nlohmann::json::value_t::number_float: return py::float_(value.get<double>());
     default: return py::none();
   }
+}
+
+nlohmann::json FromPython(const py::handle& value, const std::string& what) {
+  if (value.is_none()) return nullptr;
+  if (py::isinstance<py::bool_>(value)) return value.cast<bool>();
+  if (py::isinstance<py::int_>(value)) return value.cast<int64_t>();
+  if (py::isinstance<py::float_>(value)) return value.cast<double>();
+  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (py::isinstance<py::dict>(value)) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto [key, item] : value.cast<py::dict>()) {
+      if (!py::isinstance<py::str>(key)) {
+        throw StatusError(Status::InvalidArgument(what + ": a key is not a str"));
+      }
+      std::string name = key.cast<std::string>();
+      out[name] = FromPython(item, what + "." + name);
+    }
+    return out;
+  }
+  if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+    nlohmann::json out = nlohmann::json::array();
+    size_t i = 0;
+    for (py::handle item : value) out.push_back(FromPython(item, what + "[" + std::to_string(i++) + "]"));
+    return out;
+  }
+  throw StatusError(Status::InvalidArgument(what + " is a " + std::string(py::str(value.get_type().attr("__name__"))) +
+                                            ", not a JSON value"));
 }
 
 }  // namespace vexfs::python

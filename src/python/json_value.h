@@ -8,10 +8,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
+
 namespace vexfs::python {
 
 // dict, list, str, int, float, bool or None. Needs the GIL.
 pybind11::object ToPython(const nlohmann::json& value);
+// The reverse, for arguments: dicts with str keys, lists and tuples, str, int,
+// float, bool and None. Raises InvalidArgumentError naming `what` for any other
+// type. Needs the GIL.
+nlohmann::json FromPython(const pybind11::handle& value, const std::string& what);
 
 }  // namespace vexfs::python
 

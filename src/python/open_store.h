@@ -57,6 +57,7 @@ class OpenStore {
   Result<std::shared_ptr<OpenStore>> OnBranch(const std::string& branch) const;
 
   Store& store() { return core_->store(); }
+  Db& db() { return core_->db(); }
   const std::string& branch() const { return branch_; }
   bool read_only() const { return core_->db().read_only(); }
 

@@ -129,6 +129,7 @@ same store at the same time. Failures raise vexfs.Error subclasses.)");
   BindStoreFiles(cls);
   BindStoreSearch(cls);
   BindStoreVersions(cls);
+  BindStoreGraph(cls);
 }
 
 }  // namespace vexfs::python

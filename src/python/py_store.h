@@ -65,10 +65,11 @@ auto Unlocked(Status (*call)(OpenStore&, Args...)) {
 }
 
 // The methods of vexfs.Store, by theme (py_store_files.cc, py_store_search.cc,
-// py_store_versions.cc).
+// py_store_versions.cc, py_store_graph.cc).
 void BindStoreFiles(pybind11::class_<PyStore>& cls);
 void BindStoreSearch(pybind11::class_<PyStore>& cls);
 void BindStoreVersions(pybind11::class_<PyStore>& cls);
+void BindStoreGraph(pybind11::class_<PyStore>& cls);  // py_store_graph.cc
 // The class itself: opening, closing, and the methods above.
 void BindStore(pybind11::module_& m);
 

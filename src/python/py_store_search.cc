@@ -2,11 +2,10 @@
 // into a SearchRequest with the GIL held; the search itself runs without it.
 #include <pybind11/stl.h>
 
-#include <cmath>
-
 #include "python/errors.h"
 #include "python/progress.h"
 #include "python/py_store.h"
+#include "python/time_arg.h"
 #include "vexfs/json.h"
 
 namespace vexfs::python {
@@ -14,34 +13,6 @@ namespace {
 
 namespace py = pybind11;
 using py::arg;
-
-// A time filter: None, a datetime (a naive one is local time, as
-// datetime.timestamp() reads it), seconds since the epoch, or text as the CLI
-// takes it ("2026-12-01", "2026-12-01T10:00:00Z", UTC).
-std::optional<TimeNs> TimeOf(const py::object& value, const char* name) {
-  if (value.is_none()) return std::nullopt;
-  if (py::isinstance<py::str>(value)) {
-    auto parsed = ParseTime(value.cast<std::string>());
-    if (!parsed.ok()) throw StatusError(parsed.status().WithContext(name));
-    return *parsed;
-  }
-  double seconds = 0;
-  if (py::isinstance<py::bool_>(value)) {
-    throw StatusError(Status::InvalidArgument(std::string(name) + " must be a time, not a bool"));
-  }
-  if (py::hasattr(value, "timestamp")) {
-    seconds = value.attr("timestamp")().cast<double>();
-  } else if (py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)) {
-    seconds = value.cast<double>();
-  } else {
-    throw StatusError(Status::InvalidArgument(
-        std::string(name) + " must be a datetime, seconds since the epoch or a date text"));
-  }
-  if (!std::isfinite(seconds) || std::fabs(seconds) > 9.2e9) {
-    throw StatusError(Status::InvalidArgument(std::string(name) + " is out of range"));
-  }
-  return static_cast<TimeNs>(seconds * 1e9);
-}
 
 struct SearchArgs {
   std::string query;

@@ -113,5 +113,36 @@ TEST_F(CliGraphTest, BadItemsAreRefusedAndWriteNothing) {
   ExpectFsckClean();
 }
 
+TEST_F(CliGraphTest, TranscriptsImportOnceAndExportAsTheyCameIn) {
+  std::string chat =
+      "{\"role\":\"user\",\"content\":\"list the files\"}\n"
+      "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"looking\"},"
+      "{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"ls\",\"input\":{\"dir\":\"/\"}}]}\n"
+      "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"bin\"}]}\n";
+  WriteLocalFile(Local("chat.jsonl"), chat);
+  json first = VexfsJson({"graph", "import", Local("chat.jsonl"), "--thread", "c", "--format", "anthropic"});
+  EXPECT_GT(first.at("records_changed").get<int>(), 0);
+  json second = VexfsJson({"graph", "import", Local("chat.jsonl"), "--thread", "c", "--format", "anthropic"});
+  EXPECT_EQ(second.at("records_changed"), 0);
+  std::string out = VexfsOk({"graph", "export", "--thread", "c", "--format", "anthropic"});
+  std::vector<json> exported, imported;
+  for (const std::string* text : {&out, &chat}) {
+    std::vector<json>& into = text == &out ? exported : imported;
+    size_t at = 0;
+    while (at < text->size()) {
+      size_t end = text->find('\n', at);
+      into.push_back(json::parse(text->substr(at, end - at)));
+      at = end + 1;
+    }
+  }
+  EXPECT_EQ(exported, imported);
+  WriteLocalFile(Local("bad.jsonl"), "{\"role\":\"user\",\"content\":\"x\"}\n{\"role\":\"tool\",\"tool_call_id\":\"z\"}\n");
+  EXPECT_TRUE(FailedWith(Vexfs({"graph", "import", Local("bad.jsonl"), "--thread", "bad"}), 4,
+                         {"line 2", "no earlier message made"}));
+  EXPECT_EQ(Count({"graph", "list", "--thread", "bad"}), 0u);
+  EXPECT_TRUE(FailedWith(Vexfs({"graph", "export", "--thread", "c", "--format", "openai"}), 4,
+                         {"was imported as anthropic"}));
+}
+
 }  // namespace
 }  // namespace vexfs::cli_test

@@ -89,6 +89,38 @@ TEST_F(GraphTest, KeyedWritesAreUpsertsAndTheSameWriteTwiceChangesNothing) {
   EXPECT_EQ(NodeCount(), 1u);
 }
 
+TEST_F(GraphTest, EntityNamesNormaliseAsciiOnly) {
+  EXPECT_EQ(NormaliseEntityName("  Ada \t LOVELACE \n"), "ada lovelace");
+  // U+00A0 is not white space here, whatever the locale: its bytes stay.
+  EXPECT_EQ(NormaliseEntityName("a\xc2\xa0" "B"), "a\xc2\xa0" "b");
+  EXPECT_EQ(GraphIdForEntity("entity", "Ada"), GraphIdForEntity("entity", " ada"));
+  EXPECT_NE(GraphIdForEntity("entity", "Ada"), GraphIdForEntity("person", "Ada"));
+}
+
+TEST_F(GraphTest, ApplyInNeedsATransactionBoundToABranch) {
+  StoreTxn txn;
+  ASSERT_TRUE(txn.Begin(&store(), /*write=*/true).ok());
+  GraphBatch batch;
+  batch.AddNode(Fact("x"));
+  auto refused = graph_->ApplyIn(txn, batch);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument) << refused.status().ToString();
+}
+
+TEST_F(GraphTest, MustMatchRefusesADifferentNodeUnderItsKey) {
+  NodeSpec spec = Fact("first", "k");
+  spec.must_match = true;
+  GraphBatch batch;
+  batch.AddNode(spec);
+  MustApply(batch);
+  EXPECT_EQ(MustApply(batch).records_changed, 0u);
+  spec.text = "second";
+  GraphBatch other;
+  other.AddNode(spec);
+  auto refused = graph_->Apply(other);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("already names a different fact"), std::string::npos);
+}
+
 TEST_F(GraphTest, TheSameEntityNameNeverMakesTwoEntities) {
   GraphId a = AddOne(NodeSpec{.kind = node_kind::kEntity, .text = "Ada Lovelace"});
   GraphId b = AddOne(NodeSpec{.kind = node_kind::kEntity, .text = "  ada   LOVELACE "});
@@ -157,6 +189,13 @@ TEST_F(GraphTest, ASupersededFactIsLeftOutUnlessAskedAndCyclesAreRefused) {
   ASSERT_EQ(facts->size(), 1u);
   EXPECT_EQ(facts->front().id, new_fact);
 
+  GraphId plan = AddOne(NodeSpec{.kind = "plan", .text = "a plan", .valid_from = 3000});
+  GraphBatch across_kinds;
+  across_kinds.Link({.kind = edge_kind::kSupersedes, .from = plan, .to = new_fact});
+  auto refused_kind = graph_->Apply(across_kinds);
+  ASSERT_FALSE(refused_kind.ok());
+  EXPECT_NE(refused_kind.status().message().find("a plan cannot supersede a fact"), std::string::npos);
+
   GraphBatch cycle;
   cycle.Link({.kind = edge_kind::kSupersedes, .from = old_fact, .to = new_fact});
   auto refused = graph_->Apply(cycle);
@@ -205,6 +244,12 @@ TEST_F(GraphTest, PendingActionsMoveForwardAndADoneOneNeverRunsAgain) {
   GraphBatch same;
   same.SetAction(action, ActionState::kDone, result);
   EXPECT_EQ(MustApply(same).records_changed, 0u) << "setting the state it has is a no-op";
+
+  GraphBatch other_result;
+  other_result.SetAction(action, ActionState::kDone, AddOne({.kind = "tool_result", .text = "other"}));
+  auto refused_result = graph_->Apply(other_result);
+  ASSERT_FALSE(refused_result.ok());
+  EXPECT_NE(refused_result.status().message().find("result is final"), std::string::npos);
 
   GraphBatch again;
   again.SetAction(action, ActionState::kStarted);

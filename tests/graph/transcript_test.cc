@@ -22,11 +22,12 @@ constexpr char kOpenAi[] = R"({"role":"system","content":"You are terse."}
 {"role":"tool","tool_call_id":"call_2","content":[{"type":"text","text":"size 20"}]}
 
 {"role":"assistant","content":"It maps localhost.","extra":{"kept":true}}
+{"role":"tool","tool_call_id":"call_1","content":"again","tool_calls":[{"id":"call_3","type":"function","function":{"name":"x","arguments":""}}]}
 )";
 
 constexpr char kAnthropic[] = R"({"role":"user","content":"List the files."}
 {"role":"assistant","content":[{"type":"text","text":"Looking."},{"type":"tool_use","id":"tu_1","name":"ls","input":{"dir":"/"}}]}
-{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu_1","content":"bin etc"},{"type":"text","text":"thanks"}]}
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu_1","content":"bin etc"},{"type":"text","text":"thanks","$part":7}]}
 {"role":"assistant","content":[{"type":"text","text":"bin and etc."}],"timestamp":"2026-03-01T10:00:00Z"}
 )";
 
@@ -73,10 +74,10 @@ TEST_F(TranscriptTest, OpenAiRoundTripsAndImportingTwiceAddsNothing) {
   EXPECT_EQ(turns->size(), 4u);
   auto calls = graph_->Nodes({.kind = "tool_call", .thread = "chat"});
   ASSERT_TRUE(calls.ok());
-  ASSERT_EQ(calls->size(), 2u);
+  ASSERT_EQ(calls->size(), 3u);
   auto results = graph_->Nodes({.kind = "tool_result", .thread = "chat"});
   ASSERT_TRUE(results.ok());
-  EXPECT_EQ(results->size(), 2u);
+  EXPECT_EQ(results->size(), 3u);
   // The speaker's name is kept; the timestamp is the valid time.
   bool ada = false;
   for (const GraphNode& t : *turns) {
@@ -86,12 +87,27 @@ TEST_F(TranscriptTest, OpenAiRoundTripsAndImportingTwiceAddsNothing) {
     }
   }
   EXPECT_TRUE(ada);
-  // Each call returned its result.
+  // call_1 returned twice, call_2 once; call_3 was never answered.
+  size_t returned = 0;
   for (const GraphNode& call : *calls) {
     auto hood = graph_->Neighbors({.start = call.id, .edge_kinds = {"returned"}, .direction = GraphDirection::kOut});
     ASSERT_TRUE(hood.ok());
-    EXPECT_EQ(hood->nodes.size(), 2u);
+    returned += hood->nodes.size() - 1;
   }
+  EXPECT_EQ(returned, 3u);
+}
+
+TEST_F(TranscriptTest, BlankLinesShiftNoKeyAndAPartialImportIsRefused) {
+  std::string spaced = std::string("\n\n") + kOpenAi;
+  EXPECT_GT(Import(kOpenAi, TranscriptFormat::kOpenAI, "chat"), 0u);
+  EXPECT_EQ(Import(spaced, TranscriptFormat::kOpenAI, "chat"), 0u) << "the same messages, moved down two lines";
+  // Only the last message, into the same thread: it would be message 1.
+  auto batch = TranscriptToBatch("{\"role\":\"user\",\"content\":\"new\"}\n", TranscriptFormat::kOpenAI, "chat");
+  ASSERT_TRUE(batch.ok());
+  auto refused = graph_->Apply(*batch);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("already names a different turn"), std::string::npos)
+      << refused.status().ToString();
 }
 
 TEST_F(TranscriptTest, AnthropicRoundTrips) {
@@ -124,6 +140,14 @@ TEST_F(TranscriptTest, BadLinesAreRefusedByNumberAndWriteNothing) {
       {"{\"content\":\"no role\"}\n", TranscriptFormat::kOpenAI, "line 1: a message needs a role"},
       {"{\"role\":\"user\",\"content\":\"x\",\"timestamp\":\"yesterday\"}\n", TranscriptFormat::kOpenAI,
        "line 1: timestamp 'yesterday' is not RFC 3339"},
+      {"{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"x\",\"function\":\"oops\"}]}\n",
+       TranscriptFormat::kOpenAI, "line 1: a malformed message"},
+      {"{\"role\":\"user\",\"content\":[{\"type\":5,\"text\":\"x\"}]}\n",
+       TranscriptFormat::kAnthropic, "line 1: a malformed message"},
+      {"{\"role\":\"user\",\"content\":\"x\",\"timestamp\":\"9999-12-31T23:59:59Z\"}\n",
+       TranscriptFormat::kOpenAI, "line 1: timestamp"},
+      {"{\"role\":\"user\",\"content\":\"x\",\"timestamp\":\"2026-02-30T00:00:00Z\"}\n",
+       TranscriptFormat::kOpenAI, "line 1: timestamp"},
       {"{\"role\":\"user\",\"content\":\"x\"}\n{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\","
        "\"tool_use_id\":\"t9\",\"content\":\"x\"}]}\n",
        TranscriptFormat::kAnthropic, "line 2: a tool result for call 't9'"},

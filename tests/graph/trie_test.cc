@@ -198,6 +198,33 @@ TEST_F(TrieTest, ASmallChangeWritesFewObjectsWhateverTheSize) {
   }
 }
 
+TEST_F(TrieTest, AHostileTreeIsCorruptionNotACrash) {
+  // An inner node whose child claims the same depth (a chain that could nest
+  // without end), and one whose children do not add up to its count.
+  TrieRef leaf;
+  InWrite([&](StoreTxn& txn) {
+    std::vector<Record> records;
+    for (int i = 0; i < 40; ++i) records.emplace_back(std::string(16, static_cast<char>(i)) + "N", "v");
+    leaf = *BuildTrie(txn, records);
+  });
+  TrieRef wrong_depth, wrong_count;
+  InWrite([&](StoreTxn& txn) {
+    TrieInner bottom{0, {TrieChild{1, leaf}, TrieChild{2, leaf}}};
+    TrieRef inner{*txn.PutNode(EncodeInner(bottom)), false, 80};
+    TrieInner top{0, {TrieChild{1, inner}}};
+    wrong_depth = TrieRef{*txn.PutNode(EncodeInner(top)), false, 80};
+    TrieInner counted{0, {TrieChild{1, leaf}, TrieChild{2, leaf}}};
+    wrong_count = TrieRef{*txn.PutNode(EncodeInner(counted)), false, 100};
+  });
+  StoreTxn txn;
+  ASSERT_TRUE(txn.Begin(&store(), false).ok());
+  std::vector<Record> out;
+  EXPECT_TRUE(TrieReader(txn).Collect(wrong_depth, &out).IsCorruption());
+  EXPECT_TRUE(TrieReader(txn).Collect(wrong_count, &out).IsCorruption());
+  auto found = TrieReader(txn).Lookup(wrong_depth, std::string(1, '\x01') + std::string(15, 'x') + "N");
+  EXPECT_TRUE(found.status().IsCorruption());
+}
+
 TEST_F(TrieTest, DamagedObjectsAreCorruption) {
   std::vector<Record> records;
   EXPECT_TRUE(DecodeLeaf("", &records).IsCorruption());

@@ -23,7 +23,8 @@ def test_every_store_method_and_result_field_is_used():
     used = used_names()
     classes = [vexfs.Store, vexfs.FileStat, vexfs.Entry, vexfs.Commit, vexfs.Branch, vexfs.Change,
                vexfs.SearchHit, vexfs.HitRank, vexfs.SearchResult, vexfs.IndexStatus,
-               vexfs.ModelStatus, vexfs.GcReport, vexfs.FsckReport, vexfs.StoreStats]
+               vexfs.ModelStatus, vexfs.GcReport, vexfs.FsckReport, vexfs.StoreStats,
+               vexfs.GraphNode, vexfs.GraphEdge, vexfs.Neighborhood, vexfs.GraphChange, vexfs.GraphWrite]
     missing = sorted(f"{cls.__name__}.{name}" for cls in classes for name in public_members(cls) - used)
     assert not missing, f"not used by any test: {missing}"
 

@@ -10,23 +10,30 @@
 namespace vexfs::graph::transcript {
 namespace {
 
-constexpr char kPartRef[] = "$part";
-
 std::string BlockSuffix(size_t i) { return "/block/" + std::to_string(i); }
 
-// The turn's block list: text and other blocks whole, tool blocks by index.
-json BlockList(const json& content) {
+std::string BlockType(const json& block) {
+  if (!block.is_object() || !block.contains("type") || !block["type"].is_string()) return "";
+  return block["type"].get<std::string>();
+}
+
+bool IsToolBlock(const json& block) {
+  std::string type = BlockType(block);
+  return type == "tool_use" || type == "tool_result";
+}
+
+// The turn's blocks: text and other blocks whole, tool blocks as null, with
+// their places listed in "parts" (their content is in their own nodes).
+void KeepBlocks(const json& content, json* transcript) {
   json blocks = json::array();
+  json parts = json::array();
   for (size_t i = 0; i < content.size(); ++i) {
-    const json& block = content[i];
-    std::string type = block.is_object() ? block.value("type", "") : "";
-    if (type == "tool_use" || type == "tool_result") {
-      blocks.push_back(json{{kPartRef, i}});
-    } else {
-      blocks.push_back(block);
-    }
+    bool tool = IsToolBlock(content[i]);
+    blocks.push_back(tool ? json() : content[i]);
+    if (tool) parts.push_back(i);
   }
-  return blocks;
+  (*transcript)["blocks"] = std::move(blocks);
+  (*transcript)["parts"] = std::move(parts);
 }
 
 Status AddToolUse(BatchBuilder& builder, const Line& line, size_t i, const GraphId& turn,
@@ -35,7 +42,8 @@ Status AddToolUse(BatchBuilder& builder, const Line& line, size_t i, const Graph
   if (!block.contains("id") || !block["id"].is_string()) {
     return LineError(line.number, "tool_use block " + std::to_string(i + 1) + " has no string id");
   }
-  std::string text = block.value("name", "") + " " + block.value("input", json::object()).dump();
+  std::string name = block.contains("name") && block["name"].is_string() ? block["name"].get<std::string>() : "";
+  std::string text = name + " " + (block.contains("input") ? block["input"].dump() : std::string("{}"));
   VEXFS_ASSIGN_OR_RETURN(GraphId node, builder.AddPart(line, BlockSuffix(i), node_kind::kToolCall, text,
                                                        json{{"block", block}}, turn, edge_kind::kCalled));
   (*uses)[block["id"].get<std::string>()] = node;
@@ -68,37 +76,49 @@ Status AddToolResult(BatchBuilder& builder, const Line& line, size_t i,
       .status();
 }
 
+// One message: its turn, then a node for each of its tool blocks.
+Status AddMessageLine(BatchBuilder& builder, const Line& line, std::map<std::string, GraphId>* uses) {
+  const json& msg = line.message;
+  if (!msg.contains("role") || !msg["role"].is_string()) return LineError(line.number, "a message needs a role");
+  json transcript{{"fields", FieldsWithout(msg, {"content"})}};
+  std::string text;
+  bool blocks = msg.contains("content") && msg["content"].is_array();
+  if (!msg.contains("content")) {
+    transcript["no_content"] = true;
+  } else if (msg["content"].is_string()) {
+    text = msg["content"].get<std::string>();
+  } else if (blocks) {
+    KeepBlocks(msg["content"], &transcript);
+    text = JoinedText(msg["content"]);
+  } else {
+    transcript["content"] = msg["content"];
+  }
+  std::string speaker = msg.contains("name") && msg["name"].is_string() ? msg["name"].get<std::string>()
+                                                                      : msg["role"].get<std::string>();
+  VEXFS_ASSIGN_OR_RETURN(GraphId turn, builder.AddMessage(line, node_kind::kTurn, text, transcript, speaker));
+  if (!blocks) return Status::Ok();
+  for (size_t i = 0; i < msg["content"].size(); ++i) {
+    std::string type = BlockType(msg["content"][i]);
+    if (type == "tool_use") VEXFS_RETURN_IF_ERROR(AddToolUse(builder, line, i, turn, uses));
+    if (type == "tool_result") VEXFS_RETURN_IF_ERROR(AddToolResult(builder, line, i, *uses));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<GraphBatch> AnthropicBatch(const std::vector<Line>& lines, std::string_view thread) {
   BatchBuilder builder(thread, TranscriptFormat::kAnthropic);
   std::map<std::string, GraphId> uses;  // tool_use id -> its node
   for (const Line& line : lines) {
-    const json& msg = line.message;
-    if (!msg.contains("role") || !msg["role"].is_string()) return LineError(line.number, "a message needs a role");
-    json transcript{{"fields", FieldsWithout(msg, {"content"})}};
-    std::string text;
-    bool blocks = msg.contains("content") && msg["content"].is_array();
-    if (!msg.contains("content")) {
-      transcript["no_content"] = true;
-    } else if (msg["content"].is_string()) {
-      text = msg["content"].get<std::string>();
-    } else if (blocks) {
-      transcript["blocks"] = BlockList(msg["content"]);
-      text = JoinedText(msg["content"]);
-    } else {
-      transcript["content"] = msg["content"];
+    Status added;
+    // A member of an unexpected type makes nlohmann throw: the line is malformed.
+    try {
+      added = AddMessageLine(builder, line, &uses);
+    } catch (const json::exception& e) {
+      added = LineError(line.number, std::string("a malformed message: ") + e.what());
     }
-    std::string speaker = msg.contains("name") && msg["name"].is_string() ? msg["name"].get<std::string>()
-                                                                        : msg["role"].get<std::string>();
-    VEXFS_ASSIGN_OR_RETURN(GraphId turn, builder.AddMessage(line, node_kind::kTurn, text, transcript, speaker));
-    if (!blocks) continue;
-    for (size_t i = 0; i < msg["content"].size(); ++i) {
-      const json& block = msg["content"][i];
-      std::string type = block.is_object() ? block.value("type", "") : "";
-      if (type == "tool_use") VEXFS_RETURN_IF_ERROR(AddToolUse(builder, line, i, turn, &uses));
-      if (type == "tool_result") VEXFS_RETURN_IF_ERROR(AddToolResult(builder, line, i, uses));
-    }
+    VEXFS_RETURN_IF_ERROR(added);
   }
   return builder.Take();
 }
@@ -114,13 +134,11 @@ Result<json> AnthropicMessage(Graph& graph, const GraphNode& node, const GraphRe
     if (!t.value("no_content", false)) msg["content"] = node.text;
     return msg;
   }
-  json content = json::array();
-  for (const json& block : t["blocks"]) {
-    if (!block.is_object() || !block.contains(kPartRef)) {
-      content.push_back(block);
-      continue;
-    }
-    std::string key = node.key + BlockSuffix(block[kPartRef].get<size_t>());
+  json content = t["blocks"];
+  for (const json& place : t.value("parts", json::array())) {
+    size_t i = place.get<size_t>();
+    if (i >= content.size()) return Status::Corruption("node " + node.id.ToHex() + " lists a part it lacks");
+    std::string key = node.key + BlockSuffix(i);
     VEXFS_ASSIGN_OR_RETURN(std::optional<GraphNode> part, graph.Node(GraphIdForKey(key), read));
     if (!part) return Status::NotFound("a tool block of node " + node.id.ToHex() + " is not in the graph read");
     VEXFS_ASSIGN_OR_RETURN(json pt, TranscriptOf(*part));
@@ -130,7 +148,7 @@ Result<json> AnthropicMessage(Graph& graph, const GraphNode& node, const GraphRe
     } else if (part->kind == node_kind::kToolResult && !pt.value("no_content", false)) {
       rebuilt["content"] = part->text;
     }
-    content.push_back(std::move(rebuilt));
+    content[i] = std::move(rebuilt);
   }
   msg["content"] = std::move(content);
   return msg;

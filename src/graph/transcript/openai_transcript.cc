@@ -51,36 +51,49 @@ Status AddCalls(BatchBuilder& builder, const Line& line, const GraphId& turn,
   return Status::Ok();
 }
 
+// One message: a turn, or for role "tool" a tool_result its call returned.
+Status AddMessageLine(BatchBuilder& builder, const Line& line, std::map<std::string, GraphId>* calls) {
+  const json& msg = line.message;
+  if (!msg.contains("role") || !msg["role"].is_string()) return LineError(line.number, "a message needs a role");
+  if (msg.contains("tool_calls") && !msg["tool_calls"].is_array()) {
+    return LineError(line.number, "tool_calls is not an array");
+  }
+  json transcript{{"fields", FieldsWithout(msg, {"content", "tool_calls"})}};
+  std::string text = ContentText(msg, &transcript);
+  if (msg.contains("tool_calls")) transcript["tool_calls"] = msg["tool_calls"].size();
+  GraphId node;
+  if (msg["role"] == "tool") {
+    if (!msg.contains("tool_call_id") || !msg["tool_call_id"].is_string()) {
+      return LineError(line.number, "a tool message needs a tool_call_id");
+    }
+    std::string call = msg["tool_call_id"].get<std::string>();
+    auto it = calls->find(call);
+    if (it == calls->end()) {
+      return LineError(line.number, "a tool result for call '" + call + "', which no earlier message made");
+    }
+    VEXFS_ASSIGN_OR_RETURN(node, builder.AddMessage(line, node_kind::kToolResult, text, transcript, Speaker(msg)));
+    builder.Link(edge_kind::kReturned, it->second, node);
+  } else {
+    VEXFS_ASSIGN_OR_RETURN(node, builder.AddMessage(line, node_kind::kTurn, text, transcript, Speaker(msg)));
+  }
+  if (!msg.contains("tool_calls")) return Status::Ok();
+  return AddCalls(builder, line, node, calls);
+}
+
 }  // namespace
 
 Result<GraphBatch> OpenAiBatch(const std::vector<Line>& lines, std::string_view thread) {
   BatchBuilder builder(thread, TranscriptFormat::kOpenAI);
   std::map<std::string, GraphId> calls;  // tool_call id -> its node
   for (const Line& line : lines) {
-    const json& msg = line.message;
-    if (!msg.contains("role") || !msg["role"].is_string()) return LineError(line.number, "a message needs a role");
-    if (msg.contains("tool_calls") && !msg["tool_calls"].is_array()) {
-      return LineError(line.number, "tool_calls is not an array");
+    Status added;
+    // A member of an unexpected type makes nlohmann throw: the line is malformed.
+    try {
+      added = AddMessageLine(builder, line, &calls);
+    } catch (const json::exception& e) {
+      added = LineError(line.number, std::string("a malformed message: ") + e.what());
     }
-    json transcript{{"fields", FieldsWithout(msg, {"content", "tool_calls"})}};
-    std::string text = ContentText(msg, &transcript);
-    if (msg.contains("tool_calls")) transcript["tool_calls"] = msg["tool_calls"].size();
-    if (msg["role"] == "tool") {
-      if (!msg.contains("tool_call_id") || !msg["tool_call_id"].is_string()) {
-        return LineError(line.number, "a tool message needs a tool_call_id");
-      }
-      std::string call = msg["tool_call_id"].get<std::string>();
-      auto it = calls.find(call);
-      if (it == calls.end()) {
-        return LineError(line.number, "a tool result for call '" + call + "', which no earlier message made");
-      }
-      VEXFS_ASSIGN_OR_RETURN(GraphId result, builder.AddMessage(line, node_kind::kToolResult, text, transcript,
-                                                                Speaker(msg)));
-      builder.Link(edge_kind::kReturned, it->second, result);
-      continue;
-    }
-    VEXFS_ASSIGN_OR_RETURN(GraphId turn, builder.AddMessage(line, node_kind::kTurn, text, transcript, Speaker(msg)));
-    if (msg.contains("tool_calls")) VEXFS_RETURN_IF_ERROR(AddCalls(builder, line, turn, &calls));
+    VEXFS_RETURN_IF_ERROR(added);
   }
   return builder.Take();
 }

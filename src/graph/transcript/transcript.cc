@@ -25,7 +25,7 @@ const char* TranscriptFormatName(TranscriptFormat format) {
 Result<GraphBatch> TranscriptToBatch(std::string_view jsonl, TranscriptFormat format, std::string_view thread) {
   if (thread.empty()) return Status::InvalidArgument("a transcript is imported into a thread: name one");
   std::vector<Line> lines;
-  size_t number = 0;
+  size_t number = 0, seq = 0;
   while (!jsonl.empty()) {
     size_t end = jsonl.find('\n');
     std::string_view text = jsonl.substr(0, end);
@@ -34,14 +34,16 @@ Result<GraphBatch> TranscriptToBatch(std::string_view jsonl, TranscriptFormat fo
     if (text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     json message = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (message.is_discarded() || !message.is_object()) return LineError(number, "not a JSON object");
-    lines.push_back(Line{number, std::move(message)});
+    lines.push_back(Line{number, ++seq, std::move(message)});
   }
   if (format == TranscriptFormat::kOpenAI) return graph::transcript::OpenAiBatch(lines, thread);
   return graph::transcript::AnthropicBatch(lines, thread);
 }
 
-Result<std::string> ExportTranscript(Graph& graph, std::string_view thread, TranscriptFormat format,
-                                     const GraphReadOptions& read) {
+namespace {
+
+Result<std::string> ExportMessages(Graph& graph, std::string_view thread, TranscriptFormat format,
+                                   const GraphReadOptions& read) {
   VEXFS_ASSIGN_OR_RETURN(std::vector<GraphNode> nodes, graph.Nodes({.thread = std::string(thread), .read = read}));
   std::vector<std::pair<size_t, const GraphNode*>> messages;
   for (const GraphNode& node : nodes) {
@@ -64,6 +66,20 @@ Result<std::string> ExportTranscript(Graph& graph, std::string_view thread, Tran
     out += msg->dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
   }
   return out;
+}
+
+}  // namespace
+
+Result<std::string> ExportTranscript(Graph& graph, std::string_view thread, TranscriptFormat format,
+                                     const GraphReadOptions& read) {
+  // Properties are anyone's JSON: a node with a "transcript" member of the wrong
+  // shape must be an error, not a thrown exception.
+  try {
+    return ExportMessages(graph, thread, format, read);
+  } catch (const json::exception& e) {
+    return Status::Corruption("thread '" + std::string(thread) + "' holds a message node that is not a transcript's: " +
+                              e.what());
+  }
 }
 
 }  // namespace vexfs

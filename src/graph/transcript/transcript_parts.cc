@@ -37,7 +37,12 @@ Result<TimeNs> ParseRfc3339(std::string_view s) {
       s[13] != ':' || !Digits(s, 14, 2, &minute) || s[16] != ':' || !Digits(s, 17, 2, &second)) {
     return bad;
   }
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return bad;
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (year < 1970 || year > 2261 || month < 1 || month > 12 || day < 1 ||
+      day > kDays[month - 1] + (month == 2 && leap ? 1 : 0) || hour > 23 || minute > 59 || second > 60) {
+    return bad;
+  }
   size_t at = 19;
   int64_t nanos = 0;
   if (at < s.size() && s[at] == '.') {
@@ -112,14 +117,16 @@ Result<NodeSpec> BatchBuilder::Spec(const Line& line, const std::string& key, co
     if (!parsed.ok()) return LineError(line.number, parsed.status().message());
     valid_from = *parsed;
   }
+  // A message already imported must be this message: importing part of a
+  // transcript, or another one, into the thread is refused, not merged.
   return NodeSpec{.kind = kind, .text = text, .properties = props, .thread = thread_, .key = key,
-                  .valid_from = valid_from};
+                  .valid_from = valid_from, .must_match = true};
 }
 
 Result<GraphId> BatchBuilder::AddMessage(const Line& line, const std::string& kind, const std::string& text,
                                          json transcript, const std::string& speaker) {
-  transcript["seq"] = line.number;
-  VEXFS_ASSIGN_OR_RETURN(NodeSpec spec, Spec(line, KeyOf(thread_, line.number, ""), kind, text, transcript));
+  transcript["seq"] = line.seq;
+  VEXFS_ASSIGN_OR_RETURN(NodeSpec spec, Spec(line, KeyOf(thread_, line.seq, ""), kind, text, transcript));
   spec.source = speaker;
   GraphId id = batch_.AddNode(std::move(spec));
   if (!previous_.IsZero()) Link(edge_kind::kRepliedTo, id, previous_);
@@ -130,7 +137,7 @@ Result<GraphId> BatchBuilder::AddMessage(const Line& line, const std::string& ki
 Result<GraphId> BatchBuilder::AddPart(const Line& line, const std::string& suffix, const std::string& kind,
                                       const std::string& text, json transcript, const GraphId& from,
                                       const std::string& edge) {
-  VEXFS_ASSIGN_OR_RETURN(NodeSpec spec, Spec(line, KeyOf(thread_, line.number, suffix), kind, text, transcript));
+  VEXFS_ASSIGN_OR_RETURN(NodeSpec spec, Spec(line, KeyOf(thread_, line.seq, suffix), kind, text, transcript));
   GraphId id = batch_.AddNode(std::move(spec));
   Link(edge, from, id);
   return id;

@@ -23,9 +23,12 @@ namespace vexfs::graph::transcript {
 
 using nlohmann::json;
 
-// One non-blank line of a transcript: its number (1-based) and its object.
+// One non-blank line of a transcript: its number in the file (1-based, for
+// errors), its place among the messages (1-based, what keys use, so blank
+// lines change no key) and its object.
 struct Line {
   size_t number = 0;
+  size_t seq = 0;
   json message{};
 };
 

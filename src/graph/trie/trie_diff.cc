@@ -32,21 +32,21 @@ class Differ {
  public:
   Differ(const StoreTxn& txn, const RecordDiffVisitor& visit) : reader_(txn), visit_(visit) {}
 
-  Status Diff(const TrieRef& a, const TrieRef& b) {
+  Status Diff(const TrieRef& a, const TrieRef& b, uint32_t depth) {
     if (a.count > 0 && b.count > 0 && a.id == b.id) return Status::Ok();
-    if (a.count > 0 && b.count > 0 && !a.leaf && !b.leaf) return DiffInner(a, b);
+    if (a.count > 0 && b.count > 0 && !a.leaf && !b.leaf) return DiffInner(a, b, depth);
     // A leaf on either side is small, or one side is empty: read both whole.
     std::vector<Record> ra, rb;
-    VEXFS_RETURN_IF_ERROR(reader_.Collect(a, &ra));
-    VEXFS_RETURN_IF_ERROR(reader_.Collect(b, &rb));
+    VEXFS_RETURN_IF_ERROR(reader_.Collect(a, &ra, depth));
+    VEXFS_RETURN_IF_ERROR(reader_.Collect(b, &rb, depth));
     return DiffRecords(ra, rb, visit_);
   }
 
  private:
-  Status DiffInner(const TrieRef& a, const TrieRef& b) {
+  Status DiffInner(const TrieRef& a, const TrieRef& b, uint32_t depth) {
     VEXFS_ASSIGN_OR_RETURN(TrieInner ia, reader_.ReadInner(a.id));
     VEXFS_ASSIGN_OR_RETURN(TrieInner ib, reader_.ReadInner(b.id));
-    if (ia.depth != ib.depth) return Status::Corruption("graph tree: two trees disagree on depth");
+    if (ia.depth != depth || ib.depth != depth) return Status::Corruption("graph tree: an inner node is at the wrong depth");
     size_t i = 0, j = 0;
     while (i < ia.children.size() || j < ib.children.size()) {
       int la = i < ia.children.size() ? ia.children[i].label : 256;
@@ -55,7 +55,7 @@ class Differ {
       TrieRef cb = lb <= la ? ib.children[j].ref : TrieRef{};
       if (la <= lb) ++i;
       if (lb <= la) ++j;
-      VEXFS_RETURN_IF_ERROR(Diff(ca, cb));
+      VEXFS_RETURN_IF_ERROR(Diff(ca, cb, depth + 1));
     }
     return Status::Ok();
   }
@@ -68,7 +68,7 @@ class Differ {
 
 Status DiffTries(const StoreTxn& txn, const TrieRef& older, const TrieRef& newer,
                  const RecordDiffVisitor& visit) {
-  return Differ(txn, visit).Diff(older, newer);
+  return Differ(txn, visit).Diff(older, newer, 0);
 }
 
 }  // namespace vexfs::graph

@@ -88,9 +88,11 @@ Status DecodeInner(const StoredNode& node, TrieInner* out) {
     if (!dec.GetU8(&child.label) || !dec.GetU8(&leaf) || !dec.GetVarint(&child.ref.count)) {
       return Bad("an inner node is truncated");
     }
-    if (leaf > 1 || child.ref.count == 0 || (leaf == 1 && child.ref.count > kLeafMax)) {
+    // Canonical shape: a child of at most kLeafMax records is a leaf, a larger one is not.
+    if (leaf > 1 || child.ref.count == 0 || (leaf == 1) != (child.ref.count <= kLeafMax)) {
       return Bad("an inner node has a bad child");
     }
+    if (child.ref.count > UINT64_MAX - total) return Bad("an inner node's counts overflow");
     if (i > 0 && out->children[i - 1].label >= child.label) {
       return Bad("an inner node's children are out of order");
     }

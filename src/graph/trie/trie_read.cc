@@ -30,8 +30,9 @@ Result<std::optional<std::string>> TrieReader::Lookup(const TrieRef& top,
                                                       std::string_view key) const {
   if (top.count == 0) return std::optional<std::string>();
   TrieRef ref = top;
-  while (!ref.leaf) {
+  for (uint32_t depth = 0; !ref.leaf; ++depth) {
     VEXFS_ASSIGN_OR_RETURN(TrieInner inner, ReadInner(ref.id));
+    if (inner.depth != depth) return Status::Corruption("graph tree: an inner node is at the wrong depth");
     if (inner.depth >= key.size()) return std::optional<std::string>();
     auto label = static_cast<uint8_t>(key[inner.depth]);
     auto it = std::find_if(inner.children.begin(), inner.children.end(),
@@ -73,7 +74,7 @@ Result<bool> TrieReader::ScanFrom(const TrieRef& ref, uint32_t depth, std::strin
   return true;
 }
 
-Status TrieReader::Collect(const TrieRef& ref, std::vector<Record>* out) const {
+Status TrieReader::Collect(const TrieRef& ref, std::vector<Record>* out, uint32_t depth) const {
   if (ref.count == 0) return Status::Ok();
   if (ref.leaf) {
     VEXFS_ASSIGN_OR_RETURN(std::vector<Record> records, ReadLeaf(ref.id));
@@ -84,7 +85,12 @@ Status TrieReader::Collect(const TrieRef& ref, std::vector<Record>* out) const {
     return Status::Ok();
   }
   VEXFS_ASSIGN_OR_RETURN(TrieInner inner, ReadInner(ref.id));
-  for (const TrieChild& child : inner.children) VEXFS_RETURN_IF_ERROR(Collect(child.ref, out));
+  // A hostile tree could otherwise nest without end (depth) or lie about its size.
+  if (inner.depth != depth) return Status::Corruption("graph tree: an inner node is at the wrong depth");
+  uint64_t total = 0;
+  for (const TrieChild& child : inner.children) total += child.ref.count;
+  if (total != ref.count) return Status::Corruption("graph tree: an inner node holds other than its parent counts");
+  for (const TrieChild& child : inner.children) VEXFS_RETURN_IF_ERROR(Collect(child.ref, out, depth + 1));
   return Status::Ok();
 }
 

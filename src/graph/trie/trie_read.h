@@ -31,8 +31,9 @@ class TrieReader {
   // Every record whose key begins with `prefix`, in key order: descends by the
   // prefix's bytes, so a node's records cost the tree's depth.
   Status Scan(const TrieRef& top, std::string_view prefix, const RecordVisitor& visit) const;
-  // Every record of a subtree, appended in key order.
-  Status Collect(const TrieRef& ref, std::vector<Record>* out) const;
+  // Every record of a subtree at `depth` (0: the top), appended in key order.
+  // kCorruption for a node at another depth or whose counts do not add up.
+  Status Collect(const TrieRef& ref, std::vector<Record>* out, uint32_t depth = 0) const;
 
  private:
   Result<bool> ScanFrom(const TrieRef& ref, uint32_t depth, std::string_view prefix,

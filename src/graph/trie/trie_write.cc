@@ -98,7 +98,9 @@ Result<TrieRef> ApplyToInner(StoreTxn& txn, const TrieRef& ref,
   }
   // Shrunk to a leaf's size: the canonical shape is one leaf.
   std::vector<Record> records;
-  for (const TrieChild& child : inner.children) VEXFS_RETURN_IF_ERROR(reader.Collect(child.ref, &records));
+  for (const TrieChild& child : inner.children) {
+    VEXFS_RETURN_IF_ERROR(reader.Collect(child.ref, &records, depth + 1));
+  }
   return Build(txn, records, depth);
 }
 
@@ -107,7 +109,7 @@ Result<TrieRef> Apply(StoreTxn& txn, const TrieRef& ref, std::span<const RecordC
   if (changes.empty()) return ref;
   if (ref.count > 0 && !ref.leaf) return ApplyToInner(txn, ref, changes, depth);
   std::vector<Record> records;
-  if (ref.count > 0) VEXFS_RETURN_IF_ERROR(TrieReader(txn).Collect(ref, &records));
+  if (ref.count > 0) VEXFS_RETURN_IF_ERROR(TrieReader(txn).Collect(ref, &records, depth));
   std::vector<Record> merged = Merge(std::move(records), changes);
   return Build(txn, merged, depth);
 }
