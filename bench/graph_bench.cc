@@ -6,7 +6,10 @@
 // after --changes changes, which should cost the same whatever the graph's
 // size. SQLite has no snapshot or diff: copying the database (VACUUM INTO) and
 // comparing two copies (EXCEPT) is its nearest, measured beside them.
-// Every graph has three edges per node on average.
+// Every graph has three edges per node on average. The --sizes graphs are
+// loaded in bulk without syncing (both engines), then synced again for the
+// snapshots and diffs measured on them. --no-sync runs both engines without
+// flushing their commits, which shows what each costs besides the disk.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -29,6 +32,8 @@ struct Options {
   size_t changes = 10;
   int reps = 5;
   std::string dir = "/tmp";
+  bool no_sync = false;
+  size_t bulk_batch = 10000;
 };
 
 const char* const kEdgeKinds[] = {"mentions", "derived_from", "replied_to"};
@@ -54,20 +59,33 @@ BenchEdge SqliteEdge(const EdgeSpec& e, const std::string& id_key) {
 
 // The graph of one size in both engines.
 struct Pair {
+  std::string path;
   std::unique_ptr<Db> db;
   std::unique_ptr<SqliteGraph> sqlite;
   size_t nodes = 0;
 };
 
-Pair Open(const std::string& dir, size_t nodes) {
-  Pair p;
-  std::string path = FreshDir(dir, "vexfs-" + std::to_string(nodes));
-  RemoveTree(path);
+DbOptions BenchDbOptions(bool sync) {
   DbOptions options;
   options.embedder = "hash";
   options.background_indexing = false;
-  p.db = CheckValue(Db::Create(path, options), "create " + path);
-  p.sqlite = std::make_unique<SqliteGraph>(dir + "/sqlite-" + std::to_string(nodes) + ".db");
+  options.sync_on_commit = sync;
+  return options;
+}
+
+// Both engines from now on syncing their commits or not.
+void SetSync(Pair& p, bool sync) {
+  p.db.reset();
+  p.db = CheckValue(Db::Open(p.path, BenchDbOptions(sync)), "reopen " + p.path);
+  p.sqlite->SetSync(sync);
+}
+
+Pair Open(const std::string& dir, size_t nodes, bool sync) {
+  Pair p;
+  p.path = FreshDir(dir, "vexfs-" + std::to_string(nodes));
+  RemoveTree(p.path);
+  p.db = CheckValue(Db::Create(p.path, BenchDbOptions(sync)), "create " + p.path);
+  p.sqlite = std::make_unique<SqliteGraph>(dir + "/sqlite-" + std::to_string(nodes) + ".db", sync);
   p.nodes = nodes;
   return p;
 }
@@ -77,9 +95,8 @@ struct BuildTimes {
 };
 
 // Adds p.nodes nodes, then edges_per_node edges each between random nodes, in
-// batches of 1000 items (one transaction each) in both engines.
-BuildTimes Build(Pair& p, size_t edges_per_node) {
-  constexpr size_t kBatch = 1000;
+// batches of kBatch items (one transaction each) in both engines.
+BuildTimes Build(Pair& p, size_t edges_per_node, size_t kBatch = 1000) {
   BuildTimes t;
   for (size_t begin = 0; begin < p.nodes; begin += kBatch) {
     GraphBatch batch;
@@ -112,7 +129,7 @@ BuildTimes Build(Pair& p, size_t edges_per_node) {
     start = NowSeconds();
     p.sqlite->Insert({}, rows);
     t.sqlite_edges += NowSeconds() - start;
-    if (begin % (kBatch * 200) == 0) Progress("  edges " + std::to_string(begin) + "/" + std::to_string(edges));
+    if (begin % 200000 < kBatch) Progress("  edges " + std::to_string(begin) + "/" + std::to_string(edges));
   }
   return t;
 }
@@ -268,7 +285,7 @@ int Run(const Options& o) {
                   "first snapshot"});
   std::map<size_t, Pair> by_size;
   {
-    Pair main = Open(dir, o.nodes);
+    Pair main = Open(dir, o.nodes, !o.no_sync);
     MeasureInserts(main, o, &ops);
     MeasureNeighbors(main, o, &ops);
     MeasureOnePerCall(main, o, &ops);
@@ -276,9 +293,11 @@ int Run(const Options& o) {
   }
   for (size_t size : o.sizes) {
     if (!by_size.count(size)) {
-      Progress("building the " + std::to_string(size) + "-node graph");
-      by_size[size] = Open(dir, size);
-      Build(by_size[size], o.edges_per_node);
+      // A bulk load: what is measured is a snapshot after it, not the load.
+      Progress("building the " + std::to_string(size) + "-node graph (bulk, unsynced)");
+      by_size[size] = Open(dir, size, false);
+      Build(by_size[size], o.edges_per_node, o.bulk_batch);
+      SetSync(by_size[size], !o.no_sync);
     }
     MeasureVersioning(by_size[size], o, dir, &versions);
     by_size.erase(size);
@@ -304,6 +323,11 @@ int main(int argc, char** argv) {
   app.add_option("--changes", o.changes, "Changes before each snapshot");
   app.add_option("--reps", o.reps, "Snapshots (and diffs) per size");
   app.add_option("--dir", o.dir, "Where the work directory is made (default /tmp)");
+  app.add_option("--bulk-batch", o.bulk_batch,
+                 "Items per transaction when loading the --sizes graphs (unsynced; default 10000)");
+  app.add_flag("--no-sync", o.no_sync,
+               "Neither engine syncs its commits (VexFS sync_on_commit off, SQLite synchronous=OFF): "
+               "what each costs besides the disk's flushes");
   CLI11_PARSE(app, argc, argv);
   return vexfs::bench::Run(o);
 }

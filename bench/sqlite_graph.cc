@@ -40,10 +40,11 @@ void BindText(sqlite3_stmt* st, int i, const std::string& text) {
 
 }  // namespace
 
-SqliteGraph::SqliteGraph(const std::string& path) : path_(path) {
+SqliteGraph::SqliteGraph(const std::string& path, bool sync) : path_(path) {
   for (const char* suffix : {"", "-wal", "-shm"}) unlink((path + suffix).c_str());
   if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) Check(Status::IOError("sqlite open"), path);
   Exec(kSchema);
+  if (!sync) Exec("PRAGMA synchronous=OFF");
   insert_node_ = Prepare("INSERT OR IGNORE INTO nodes VALUES(?1, ?2, ?3, '{}', ?4, ?5, ?6, ?5, ?6)");
   insert_edge_ = Prepare("INSERT OR IGNORE INTO edges VALUES(?1, ?2, ?3, ?4, '{}', ?5, ?6, ?5, ?6)");
   out_edges_ = Prepare("SELECT id, kind, dst, properties, valid_from, valid_to FROM edges "
@@ -58,6 +59,8 @@ SqliteGraph::~SqliteGraph() {
   for (sqlite3_stmt* st : {insert_node_, insert_edge_, out_edges_, in_edges_, node_, invalidate_}) sqlite3_finalize(st);
   sqlite3_close(db_);
 }
+
+void SqliteGraph::SetSync(bool sync) { Exec(sync ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF"); }
 
 void SqliteGraph::Exec(const std::string& sql) {
   char* error = nullptr;

@@ -25,12 +25,15 @@ struct BenchEdge {
 
 class SqliteGraph {
  public:
-  // Creates the database at `path` (removed first).
-  explicit SqliteGraph(const std::string& path);
+  // Creates the database at `path` (removed first); `sync`: synchronous=FULL
+  // (each commit durable), else OFF.
+  SqliteGraph(const std::string& path, bool sync);
   ~SqliteGraph();
   SqliteGraph(const SqliteGraph&) = delete;
   SqliteGraph& operator=(const SqliteGraph&) = delete;
 
+  // synchronous=FULL (true) or OFF from now on.
+  void SetSync(bool sync);
   // One transaction for all of them; `invalidate` ends those nodes' valid time.
   void Insert(const std::vector<BenchNode>& nodes, const std::vector<BenchEdge>& edges,
               const std::vector<std::string>& invalidate = {});
