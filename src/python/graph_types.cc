@@ -30,12 +30,6 @@ py::object PropertiesOf(const std::string& text) {
   return ToPython(nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false));
 }
 
-template <typename T, typename Encode>
-void AddToDict(py::class_<T>& cls, Encode encode) {
-  cls.def("to_dict", [encode](const T& value) { return ToPython(encode(value)); },
-          "The value as the CLI's --json prints it (docs/graph.md).");
-}
-
 // valid_from_ns, valid_to_ns, recorded_at_ns, retired_at_ns of a node or edge.
 template <typename T>
 void AddTimes(py::class_<T>& cls) {

@@ -19,6 +19,14 @@ pybind11::object ToPython(const nlohmann::json& value);
 // type. Needs the GIL.
 nlohmann::json FromPython(const pybind11::handle& value, const std::string& what);
 
+// Gives a result class `to_dict()`: `encode`'s JSON (one of vexfs/json.h's
+// encoders) as Python values, the fields `vexfs --json` prints.
+template <typename T, typename Encode>
+void AddToDict(pybind11::class_<T>& cls, Encode encode) {
+  cls.def("to_dict", [encode](const T& value) { return ToPython(encode(value)); },
+          "The value as the CLI's --json prints it (field names in docs/cli.md).");
+}
+
 }  // namespace vexfs::python
 
 #endif  // VEXFS_PYTHON_JSON_VALUE_H_

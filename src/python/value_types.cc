@@ -31,13 +31,6 @@ std::vector<std::string> HexList(const std::vector<ObjectId>& ids) {
   return out;
 }
 
-// `Type.to_dict()`: the library's JSON encoding of the value as a Python dict.
-template <typename T, typename Encode>
-void AddToDict(py::class_<T>& cls, Encode encode) {
-  cls.def("to_dict", [encode](const T& value) { return ToPython(encode(value)); },
-          "The value as the CLI's --json prints it (field names in docs/cli.md).");
-}
-
 void BindFileStat(py::module_& m) {
   py::class_<Attributes> cls(m, "FileStat", "What stat() tells about a file, directory or link.");
   cls.def_property_readonly("type", [](const Attributes& a) { return FileTypeName(a.type); },
