@@ -90,6 +90,25 @@ struct DbOptions {
 // The defaults: writable, the current branch, background indexing on.
 DbOptions DefaultDbOptions();
 
+// Which memory-graph nodes a search covers (Db::SearchGraph): those of the
+// view the request names (a snapshot's graph, or a branch's working graph)
+// that pass every filter here. Node texts are searched as files are: split
+// into passages, ranked by the same lexical, dense or hybrid search.
+struct NodeSearch {
+  // Rank the view's files with the nodes, in one list (request.under and the
+  // other file filters apply to the files only).
+  bool files = false;
+  std::vector<std::string> kinds{};  // any of these kinds (empty = any)
+  std::string thread{};              // "" = any
+  // Top-level properties KEY=VALUE, all of which must match: a string
+  // property by its text, any other by its compact JSON ("3", "true").
+  std::map<std::string, std::string> properties{};
+  // As GraphReadOptions: nodes valid at valid_at (0 = now), not retired.
+  TimeNs valid_at = 0;
+  bool include_invalid = false;
+  bool include_retired = false;
+};
+
 class Db;
 
 // One branch of an open Db, for a caller that works on several branches of one
@@ -161,6 +180,14 @@ class Db {
   // search right after a write finds it. It builds nothing: what the graphs
   // lack is scored exactly.
   Result<SearchResult> Search(const SearchRequest& request, bool wait = false);
+  // Searches the memory graph's node texts (and the files, with nodes.files)
+  // of the view `request` names; a node's hit names it in SearchHit::document
+  // (its id in hex). kNotFound for an unknown snapshot or branch.
+  Result<SearchResult> SearchGraph(const SearchRequest& request, const NodeSearch& nodes,
+                                   bool wait = false);
+  // Chooses the text embedder (Index::SetEmbedder) and queues every file and
+  // every node text of the working graphs for it again.
+  Status SetEmbedder(std::string_view spec);
   // Drains by this Db's index that indexed something (Index::IndexedVersion);
   // 0 before the index is opened.
   uint64_t IndexedVersion();

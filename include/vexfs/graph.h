@@ -289,6 +289,12 @@ struct GraphDiff {
   std::vector<GraphChange> changes{};  // nodes before edges, each by id
 };
 
+// A node text written since the search index last took it (Graph::PendingTexts).
+struct PendingText {
+  ObjectId key{};  // the SHA-256 of the text: what ReleaseTexts takes
+  std::string text{};
+};
+
 // What a graph holds, counted from its records.
 struct GraphStats {
   uint64_t nodes = 0;
@@ -325,6 +331,18 @@ class Graph {
   // or "WORKING" for the working graph of `branch` ("" = current).
   Result<GraphDiff> Diff(std::string_view from, std::string_view to, std::string_view branch = "");
   Result<GraphStats> Stats(const GraphReadOptions& read = {});
+
+  // Node texts to index for search. Every write that gives a node a new text
+  // queues it in the write's own transaction (so no crash loses it), whatever
+  // the branch; vexfs::Db's indexer takes them here, indexes them
+  // (Index::IndexTexts) and releases them. At most `limit` texts, and no more
+  // once `max_bytes` are reached (always at least one).
+  Result<std::vector<PendingText>> PendingTexts(size_t limit, size_t max_bytes = 2 << 20);
+  // Drops the texts of `keys` from the queue (those absent are ignored).
+  Status ReleaseTexts(const std::vector<ObjectId>& keys);
+  // Queues again the texts of every node of every branch's working graph (a
+  // new embedder must see them all; snapshots' texts it finds by listing).
+  Status RequeueTexts();
 
  private:
   struct Rep;

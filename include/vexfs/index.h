@@ -77,6 +77,19 @@ const char* FusionMethodName(FusionMethod method);  // "rrf", "mix"
 Result<SearchMode> ParseSearchMode(std::string_view name);
 Result<FusionMethod> ParseFusionMethod(std::string_view name);
 
+// A text that is not a file, searched beside (or instead of) a view's files:
+// vexfs::Db hands in the memory graph's nodes (vexfs/graph.h) this way. The
+// caller vouches that each belongs to the view; the index ranks it with the
+// files under the same models, filters and fusion.
+struct SearchDocument {
+  std::string key;  // what its hit names (SearchHit::document): a node id
+  ObjectId text;    // SearchTextId of its text, indexed by Index::IndexTexts
+};
+
+// The name under which a text's passages are kept: the SHA-256 of a label and
+// the text, so it never equals a file version's id.
+ObjectId SearchTextId(std::string_view text);
+
 struct SearchRequest {
   // nullopt: dense when the request gives a vector or names a model, else
   // Index::DefaultMode().
@@ -98,6 +111,12 @@ struct SearchRequest {
   bool passages = false;      // every matching passage, not the best one per file
   bool snippets = true;       // read each hit's snippet (costs a read per hit)
   int ef_search = 0;          // HNSW beam width for this query (0 = IndexOptions')
+  // The view's files take part (off: only `documents` are ranked).
+  bool files = true;
+  std::vector<SearchDocument> documents;
+  // A document's text by key, for its snippet (null: hits have none). Files'
+  // filters (under, where, modified_*) do not apply to documents.
+  std::function<Result<std::string>(const std::string& key)> read_document;
 };
 
 // Where one side of a search ranked a hit: rank 1 is its best.
@@ -107,7 +126,8 @@ struct HitRank {
 };
 
 struct SearchHit {
-  std::string path;
+  std::string path;      // a file's hit; empty for a document's
+  std::string document;  // a document's hit: its SearchDocument::key
   uint64_t offset = 0;  // the passage's byte range in the file
   uint64_t length = 0;
   // Higher is better: the fused score (hybrid), BM25 weight (lexical), inner
@@ -128,6 +148,7 @@ struct SearchResult {
   uint64_t visible_vectors = 0;    // vectors that passed view and filters
   uint64_t visible_passages = 0;   // lexical passages that passed view and filters
   uint64_t unindexed_files = 0;    // files of the view not yet indexed
+  uint64_t unindexed_documents = 0;  // documents whose text is not indexed yet
   // Hybrid searches that fell back to one side say why (e.g. "the query has no
   // words to match"); empty otherwise.
   std::string note;
@@ -222,6 +243,11 @@ class Index {
   // Grows each time this Index finishes a Wait() that indexed something: a search
   // run before it changed may miss files that are searchable now.
   uint64_t IndexedVersion() const;
+  // Indexes texts that are not files (vexfs::Db passes the memory graph's node
+  // texts): each is split, embedded and kept under SearchTextId(text), for the
+  // text model and the lexical one, as a file version is. Texts indexed before
+  // cost a lookup. Embedder errors are returned and nothing is kept.
+  Status IndexTexts(const std::vector<std::string>& texts);
   // Drops the ANN checkpoints and rebuilds them from the vector log.
   Status Rebuild(const ProgressFn& progress = nullptr);
 

@@ -42,7 +42,8 @@ nlohmann::json BranchJson(const BranchInfo& b);
 
 // One side's rank and score for a hit; null where that side did not find it.
 nlohmann::json HitRankJson(const std::optional<HitRank>& r);
-// A hit: path, passage range, fused score, both sides' ranks, snippet.
+// A hit: path (or "node", a graph node's id), passage range, fused score, both
+// sides' ranks, snippet.
 nlohmann::json SearchHitJson(const SearchHit& h);
 // A whole answer: what answered (mode, models, method), what was visible, the
 // hits; "fusion" and "note" only when set.

@@ -6,9 +6,10 @@
 
 namespace vexfs::db {
 
-BackgroundIndexer::BackgroundIndexer(std::function<Result<Index*>()> index,
+BackgroundIndexer::BackgroundIndexer(std::function<Result<Index*>()> index, DrainFn drain,
                                      std::unique_ptr<CommitWatch> watch, std::string branch)
-    : index_(std::move(index)), watch_(std::move(watch)), branch_(std::move(branch)) {}
+    : index_(std::move(index)), drain_(std::move(drain)), watch_(std::move(watch)),
+      branch_(std::move(branch)) {}
 
 BackgroundIndexer::~BackgroundIndexer() { Stop(); }
 
@@ -83,7 +84,7 @@ bool BackgroundIndexer::DrainOnce(bool first) {
   if (!index.ok()) return false;
   auto stop = [this] { return stopping_.load(); };
   uint64_t version = (*index)->IndexedVersion();
-  if (!(*index)->Wait(nullptr, stop).ok()) return false;
+  if (!drain_(*index, stop).ok()) return false;
   // The first pass also loads what was built before, so the first search finds it ready.
   if (first || (*index)->IndexedVersion() != version) RequestBuild();
   return true;

@@ -46,10 +46,13 @@ inline constexpr int kRetryAfterFailureMs = 5000;
 
 class BackgroundIndexer {
  public:
-  // `index` opens (or returns) the Db's index; it is called from the threads.
-  // `branch`: whose working-tree catalogs the builds ready ("" = HEAD's).
-  BackgroundIndexer(std::function<Result<Index*>()> index, std::unique_ptr<CommitWatch> watch,
-                    std::string branch);
+  // `index` opens (or returns) the Db's index; `drain` indexes what waits for
+  // it (the index's queue, the graph's texts) until done or its argument says
+  // stop; both are called from the threads. `branch`: whose working-tree
+  // catalogs the builds ready ("" = HEAD's).
+  using DrainFn = std::function<Status(Index* index, const std::function<bool()>& stop)>;
+  BackgroundIndexer(std::function<Result<Index*>()> index, DrainFn drain,
+                    std::unique_ptr<CommitWatch> watch, std::string branch);
   // Stops the thread.
   ~BackgroundIndexer();
   BackgroundIndexer(const BackgroundIndexer&) = delete;
@@ -70,6 +73,7 @@ class BackgroundIndexer {
   void GatherBurst(uint64_t counter);
 
   std::function<Result<Index*>()> index_;
+  DrainFn drain_;
   std::unique_ptr<CommitWatch> watch_;
   std::string branch_;
   std::atomic<bool> stopping_{false};

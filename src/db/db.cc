@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "db/background_indexer.h"
+#include "db/graph_search.h"
 
 namespace vexfs {
 
@@ -24,6 +25,13 @@ struct Db::Rep {
     if (index) return index.get();
     VEXFS_ASSIGN_OR_RETURN(index, Index::Open(store.get(), options.index));
     return index.get();
+  }
+
+  // Everything that waits for indexing: the index's queue of file changes,
+  // then the node texts the graph queued.
+  Status Drain(Index* opened, const ProgressFn& progress, const std::function<bool()>& stop) {
+    VEXFS_RETURN_IF_ERROR(opened->Wait(progress, stop));
+    return db::DrainGraphTexts(*graph, *opened, stop);
   }
 };
 
@@ -77,8 +85,11 @@ Result<std::unique_ptr<Db>> Db::Attach(std::unique_ptr<Store> opened, const DbOp
   if (options.background_indexing && !rep->options.read_only) {
     VEXFS_ASSIGN_OR_RETURN(auto watch, CommitWatch::Open(store));
     Rep* raw = rep.get();
-    rep->indexer = std::make_unique<db::BackgroundIndexer>([raw] { return raw->OpenIndex(); },
-                                                           std::move(watch), options.branch);
+    auto drain = [raw](Index* index, const std::function<bool()>& stop) {
+      return raw->Drain(index, nullptr, stop);
+    };
+    rep->indexer = std::make_unique<db::BackgroundIndexer>(
+        [raw] { return raw->OpenIndex(); }, std::move(drain), std::move(watch), options.branch);
     rep->indexer->Start();
   }
   return std::unique_ptr<Db>(new Db(std::move(rep)));
@@ -120,16 +131,33 @@ Graph& Db::graph() { return *rep_->graph; }
 Status Db::WaitIndexed(const ProgressFn& progress, const ProgressFn& hnsw_progress) {
   if (read_only()) return Status::ReadOnly("a store opened read-only cannot index");
   VEXFS_ASSIGN_OR_RETURN(Index * index, rep_->OpenIndex());
-  VEXFS_RETURN_IF_ERROR(index->Wait(progress));
+  VEXFS_RETURN_IF_ERROR(rep_->Drain(index, progress, nullptr));
   return index->CatchUp(nullptr, hnsw_progress, branch());
 }
 
 Result<SearchResult> Db::Search(const SearchRequest& request, bool wait) {
   VEXFS_ASSIGN_OR_RETURN(Index * index, rep_->OpenIndex());
-  if (wait && !read_only()) VEXFS_RETURN_IF_ERROR(index->Wait());
+  if (wait && !read_only()) VEXFS_RETURN_IF_ERROR(rep_->Drain(index, nullptr, nullptr));
   SearchRequest scoped = request;
   if (scoped.snapshot.empty() && scoped.branch.empty()) scoped.branch = branch();
   return index->Search(scoped);
+}
+
+Result<SearchResult> Db::SearchGraph(const SearchRequest& request, const NodeSearch& nodes,
+                                     bool wait) {
+  VEXFS_ASSIGN_OR_RETURN(Index * index, rep_->OpenIndex());
+  if (wait && !read_only()) VEXFS_RETURN_IF_ERROR(rep_->Drain(index, nullptr, nullptr));
+  SearchRequest scoped = request;
+  if (scoped.snapshot.empty() && scoped.branch.empty()) scoped.branch = branch();
+  scoped.documents.clear();
+  VEXFS_RETURN_IF_ERROR(db::AddNodeDocuments(graph(), nodes, &scoped));
+  return index->Search(scoped);
+}
+
+Status Db::SetEmbedder(std::string_view spec) {
+  if (read_only()) return Status::ReadOnly("a store opened read-only cannot change its embedder");
+  VEXFS_RETURN_IF_ERROR(Index::SetEmbedder(&store(), spec));
+  return graph().RequeueTexts();
 }
 
 Result<DbBranch> Db::Branch(std::string_view name) {

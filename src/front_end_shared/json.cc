@@ -93,9 +93,19 @@ nlohmann::json HitRankJson(const std::optional<HitRank>& r) {
 }
 
 nlohmann::json SearchHitJson(const SearchHit& h) {
-  return {{"path", h.path},   {"offset", h.offset},           {"length", h.length},
-          {"score", h.score}, {"dense", HitRankJson(h.dense)}, {"lexical", HitRankJson(h.lexical)},
-          {"snippet", h.snippet}};
+  nlohmann::json out = {{"offset", h.offset},
+                        {"length", h.length},
+                        {"score", h.score},
+                        {"dense", HitRankJson(h.dense)},
+                        {"lexical", HitRankJson(h.lexical)},
+                        {"snippet", h.snippet}};
+  // A memory-graph node's hit names the node (Db::SearchGraph), a file's its path.
+  if (h.document.empty()) {
+    out["path"] = h.path;
+  } else {
+    out["node"] = h.document;
+  }
+  return out;
 }
 
 nlohmann::json SearchResultJson(const SearchResult& r) {
@@ -108,6 +118,7 @@ nlohmann::json SearchResultJson(const SearchResult& r) {
                         {"visible_vectors", r.visible_vectors},
                         {"visible_passages", r.visible_passages},
                         {"unindexed_files", r.unindexed_files},
+                        {"unindexed_nodes", r.unindexed_documents},
                         {"hits", hits}};
   if (!r.fusion.empty()) out["fusion"] = r.fusion;
   if (!r.note.empty()) out["note"] = r.note;

@@ -149,6 +149,60 @@ Result<GraphDiff> Graph::Diff(std::string_view from, std::string_view to, std::s
   return rep_->Diff(from, to, branch);
 }
 
+Result<std::vector<PendingText>> Graph::PendingTexts(size_t limit, size_t max_bytes) {
+  std::vector<PendingText> out;
+  if (rep_->tables.texts.absent() || limit == 0) return out;
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(rep_->store, /*write=*/false));
+  TableCursor cursor;
+  VEXFS_RETURN_IF_ERROR(cursor.Open(txn, rep_->tables.texts));
+  size_t bytes = 0;
+  VEXFS_ASSIGN_OR_RETURN(bool more, cursor.First());
+  for (; more && out.size() < limit && bytes < max_bytes; ) {
+    if (cursor.key().size() != 32) return Status::Corruption("graph: a queued text's key is not 32 bytes");
+    out.push_back({ObjectId::FromBytes(cursor.key()), std::string(cursor.value())});
+    bytes += cursor.value().size();
+    VEXFS_ASSIGN_OR_RETURN(more, cursor.Next());
+  }
+  return out;
+}
+
+Status Graph::ReleaseTexts(const std::vector<ObjectId>& keys) {
+  if (keys.empty()) return Status::Ok();
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(rep_->store, /*write=*/true));
+  for (const ObjectId& key : keys) {
+    VEXFS_RETURN_IF_ERROR(txn.Delete(rep_->tables.texts, key.AsBytes()).status());
+  }
+  return txn.Commit();
+}
+
+Status Graph::RequeueTexts() {
+  if (IsReadOnly(rep_->store)) return Status::ReadOnly("graph: the store is open read-only");
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(rep_->store, /*write=*/false));
+  VEXFS_ASSIGN_OR_RETURN(std::vector<BranchRef> branches, txn.Branches());
+  txn.Abort();
+  for (const BranchRef& branch : branches) {
+    VEXFS_RETURN_IF_ERROR(txn.BeginOnBranch(rep_->store, /*write=*/true, branch.name));
+    graph::WorkingGraph working(txn, rep_->tables);
+    VEXFS_ASSIGN_OR_RETURN(std::vector<graph::Record> records,
+                           working.ScanRecords(""));
+    for (const graph::Record& record : records) {
+      graph::RecordKey parsed;
+      VEXFS_RETURN_IF_ERROR(graph::ParseRecordKey(record.first, &parsed));
+      if (parsed.type != graph::RecordType::kNode) continue;
+      GraphNode node;
+      VEXFS_RETURN_IF_ERROR(graph::DecodeNode(parsed.owner, record.second, &node));
+      if (node.text.empty()) continue;
+      VEXFS_RETURN_IF_ERROR(
+          txn.Put(rep_->tables.texts, graph::PendingTextKey(node.text), node.text));
+    }
+    VEXFS_RETURN_IF_ERROR(txn.Commit());
+  }
+  return Status::Ok();
+}
+
 // The records that differ between snapshot tree `other` and the working graph:
 // those between `other` and the working graph's base, with every record
 // written since the base compared afresh.

@@ -114,6 +114,21 @@ Status GraphExtension::Check(const StoreTxn& txn, FsckReport* report) {
     Result<GraphRoot> root = TrieReader(txn).ReadRoot(ObjectId::FromBytes(value));
     if (!root.ok()) report->problems.push_back("graph: a branch's base root: " + root.status().message());
   }
+  return CheckQueuedTexts(txn, report);
+}
+
+// A queued text is named by its hash: a damaged one would index wrong words.
+Status GraphExtension::CheckQueuedTexts(const StoreTxn& txn, FsckReport* report) {
+  if (tables_.texts.absent()) return Status::Ok();
+  TableCursor cursor;
+  VEXFS_RETURN_IF_ERROR(cursor.Open(txn, tables_.texts));
+  VEXFS_ASSIGN_OR_RETURN(bool more, cursor.First());
+  while (more) {
+    if (cursor.key() != PendingTextKey(cursor.value())) {
+      report->problems.push_back("graph: a text queued for search does not match its hash");
+    }
+    VEXFS_ASSIGN_OR_RETURN(more, cursor.Next());
+  }
   return Status::Ok();
 }
 

@@ -34,6 +34,7 @@ class GraphExtension : public Extension {
   Status RestoreRoot(StoreTxn& txn, const std::optional<ObjectId>& root) override;
 
  private:
+  Status CheckQueuedTexts(const StoreTxn& txn, FsckReport* report);
   Status CheckRecord(const StoreTxn& txn, const std::string& key, const std::string& value,
                      FsckReport* report);
   std::string name_ = kGraphExtensionName;

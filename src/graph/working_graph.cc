@@ -1,6 +1,8 @@
 // The working graph's records, indexes and dirty set (working_graph.h).
 #include "graph/working_graph.h"
 
+#include "common/sha256.h"
+
 namespace vexfs::graph {
 namespace {
 
@@ -31,12 +33,15 @@ std::string EdgeIndexKey(const GraphId& edge) {
 
 }  // namespace
 
+std::string PendingTextKey(std::string_view text) { return std::string(Sha256Of(text).AsBytes()); }
+
 Result<GraphTables> RegisterGraphTables(Store* store) {
   VEXFS_ASSIGN_OR_RETURN(auto tables, RegisterTables(store, {{"graph_records", TableScope::kPerBranch},
                                                              {"graph_index", TableScope::kPerBranch},
                                                              {"graph_dirty", TableScope::kPerBranch},
-                                                             {"graph_base", TableScope::kPerBranch}}));
-  return GraphTables{tables[0], tables[1], tables[2], tables[3]};
+                                                             {"graph_base", TableScope::kPerBranch},
+                                                             {"graph_texts", TableScope::kGlobal}}));
+  return GraphTables{tables[0], tables[1], tables[2], tables[3], tables[4]};
 }
 
 WorkingGraph::WorkingGraph(StoreTxn& txn, const GraphTables& tables)
@@ -134,8 +139,13 @@ Status WorkingGraph::IndexNode(const GraphNode& node, const std::optional<GraphN
 
 Result<bool> WorkingGraph::PutNode(const GraphNode& node, const std::optional<GraphNode>& old) {
   VEXFS_ASSIGN_OR_RETURN(bool changed, PutRecord(NodeKey(node.id), EncodeNode(node)));
-  if (changed) VEXFS_RETURN_IF_ERROR(IndexNode(node, old));
-  return changed;
+  if (!changed) return false;
+  VEXFS_RETURN_IF_ERROR(IndexNode(node, old));
+  // In the write's own transaction, so no crash loses the text's indexing.
+  if (!node.text.empty() && (!old || old->text != node.text)) {
+    VEXFS_RETURN_IF_ERROR(txn_.Put(tables_.texts, PendingTextKey(node.text), node.text));
+  }
+  return true;
 }
 
 Result<bool> WorkingGraph::PutEdge(const GraphEdge& edge, bool is_new) {

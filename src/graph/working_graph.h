@@ -10,6 +10,9 @@
 //   graph_index    'k' kind 0x00 id | 't' thread 0x00 id -> ""; 'x' edge id -> out-edge key
 //   graph_dirty    record key -> ""                (changed since the base)
 //   graph_base     "" -> the snapshot root the dirty records are relative to
+// and one table shared by every branch:
+//   graph_texts    SHA-256 of a node text -> the text: texts written since the
+//                  search index last took them (Graph::PendingTexts)
 #ifndef VEXFS_GRAPH_WORKING_GRAPH_H_
 #define VEXFS_GRAPH_WORKING_GRAPH_H_
 
@@ -30,7 +33,11 @@ struct GraphTables {
   Table index;
   Table dirty;
   Table base;
+  Table texts;
 };
+
+// The graph_texts key of a node text: its SHA-256.
+std::string PendingTextKey(std::string_view text);
 
 // Registers the tables (RegisterTables: idempotent).
 Result<GraphTables> RegisterGraphTables(Store* store);

@@ -28,11 +28,19 @@ namespace vexfs {
 
 std::string MetaXattrName(std::string_view key) { return "user.vexfs.meta." + std::string(key); }
 
+ObjectId SearchTextId(std::string_view text) {
+  Sha256 digest;
+  digest.Update(std::string_view("vexfs-search-text-1", 20));  // with its 0x00
+  digest.Update(text);
+  return digest.Finish();
+}
+
 namespace index {
 namespace {
 
 constexpr size_t kMaxK = 10000;
-constexpr size_t kCachedCatalogs = 4;
+// Each view has a catalog per model, and one more per set of documents.
+constexpr size_t kCachedCatalogs = 8;
 constexpr size_t kCachedFilters = 8;
 // Key in the models table of the embedder spec the user chose (search_tables.cc
 // moves a format-1 store's setting there).
@@ -115,6 +123,7 @@ class IndexImpl {
   SearchMode DefaultMode() const { return default_mode_; }
   uint64_t indexed_version() const { return indexed_version_.load(); }
   Status Rebuild(const ProgressFn& progress);
+  Status IndexTexts(const std::vector<std::string>& texts);
   Result<SearchResult> Search(const SearchRequest& request);
   Store* store() { return store_; }
   Result<VectorMetric> RegisteredMetric(std::string_view name) {
@@ -155,8 +164,11 @@ class IndexImpl {
   Status BeginView(const SearchRequest& request, View* view);
   Result<ModelRecord> ResolveModel(const SearchRequest& request, const StoreTxn& txn);
   Result<std::vector<float>> QueryVector(const SearchRequest& request, const ModelRecord& model);
+  // The catalog a request ranks: the view's files, its documents, or both.
   Result<std::shared_ptr<const ViewCatalog>> Catalog(const SearchRequest& request,
                                                      const ModelRecord& model, View* view);
+  Result<std::shared_ptr<const ViewCatalog>> FileCatalog(const SearchRequest& request,
+                                                         const ModelRecord& model, View* view);
   // The filter result of `request` over `catalog` (null without filters), cached.
   Result<std::shared_ptr<const FilterResult>> Filter(
       const std::shared_ptr<const ViewCatalog>& catalog, const SearchRequest& request,
@@ -223,6 +235,23 @@ Status IndexImpl::Wait(const ProgressFn& progress, const std::function<bool()>& 
   return st;
 }
 
+Status IndexImpl::IndexTexts(const std::vector<std::string>& texts) {
+  if (texts.empty()) return Status::Ok();
+  std::vector<std::pair<ObjectId, std::string>> named;
+  named.reserve(texts.size());
+  for (const std::string& text : texts) named.emplace_back(SearchTextId(text), text);
+  std::lock_guard lock(index_mu_);
+  if (!index_embedder_) {
+    VEXFS_ASSIGN_OR_RETURN(index_embedder_, MakeEmbedder(spec_));
+  }
+  IndexerOptions indexer_options;
+  indexer_options.lexical = options_.lexical;
+  Indexer indexer(store_, index_embedder_.get(), indexer_options);
+  Status st = indexer.IndexTexts(named);
+  ++indexed_version_;  // batches applied before an error count too
+  return st;
+}
+
 Status IndexImpl::Rebuild(const ProgressFn& progress) {
   StoreTxn txn;
   VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
@@ -277,9 +306,40 @@ Result<std::vector<float>> IndexImpl::QueryVector(const SearchRequest& request,
   return out;
 }
 
+// Names a request's documents in the catalog cache: a digest of every key and
+// text id, in order, and whether files take part.
+std::string DocumentsCacheKey(const SearchRequest& request) {
+  Sha256 digest;
+  for (const SearchDocument& d : request.documents) {
+    digest.Update(std::to_string(d.key.size()) + ":");
+    digest.Update(d.key);
+    digest.Update(d.text.AsBytes());
+  }
+  return std::string(request.files ? ":d+" : ":d-") + digest.Finish().ToHex();
+}
+
 Result<std::shared_ptr<const ViewCatalog>> IndexImpl::Catalog(const SearchRequest& request,
                                                               const ModelRecord& model,
                                                               View* view) {
+  if (request.files && request.documents.empty()) return FileCatalog(request, model, view);
+  std::shared_ptr<const ViewCatalog> files;
+  if (request.files) {
+    VEXFS_ASSIGN_OR_RETURN(files, FileCatalog(request, model, view));
+  }
+  // Keyed on the commit: a document's text may be indexed by any later one.
+  std::string key = "D" + std::to_string(view->last_commit) + ":" + std::to_string(model.id) +
+                    ":" + request.snapshot + ":" + request.branch + DocumentsCacheKey(request);
+  if (auto cached = catalogs_.Find(key)) return cached;
+  VEXFS_ASSIGN_OR_RETURN(ViewCatalog built, BuildDocumentCatalog(view->txn, ix_, model,
+                                                                 files.get(), request.documents));
+  auto shared = std::make_shared<const ViewCatalog>(std::move(built));
+  catalogs_.Insert(key, shared);
+  return shared;
+}
+
+Result<std::shared_ptr<const ViewCatalog>> IndexImpl::FileCatalog(const SearchRequest& request,
+                                                                  const ModelRecord& model,
+                                                                  View* view) {
   std::string key;
   std::optional<ObjectId> commit;
   if (!request.snapshot.empty()) {
@@ -445,12 +505,14 @@ Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
     result.visible_vectors = dense_side.visible;
   }
   result.unindexed_files = std::max(lexical_side.unindexed_files, dense_side.unindexed_files);
+  result.unindexed_documents =
+      std::max(lexical_side.unindexed_documents, dense_side.unindexed_documents);
   if (lexical && dense) {
     result.mode = SearchModeName(SearchMode::kHybrid);
     result.fusion = FusionMethodName(request.fusion);
     for (const FusedResult& f : Fuse(dense_side, lexical_side, request.fusion, request.passages,
                                      request.k)) {
-      VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(&view.txn, *f.shown, request.snippets));
+      VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(&view.txn, *f.shown, request));
       hit.score = static_cast<float>(f.score);
       hit.dense = f.dense;
       hit.lexical = f.lexical;
@@ -461,7 +523,7 @@ Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
   const SideRanking& side = lexical ? lexical_side : dense_side;
   result.mode = SearchModeName(lexical ? SearchMode::kLexical : SearchMode::kDense);
   for (size_t i = 0; i < side.ranked.size(); ++i) {
-    VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(&view.txn, side.ranked[i], request.snippets));
+    VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(&view.txn, side.ranked[i], request));
     (lexical ? hit.lexical : hit.dense) = HitRank{static_cast<uint32_t>(i + 1), hit.score};
     result.hits.push_back(std::move(hit));
   }
@@ -523,6 +585,9 @@ SearchMode Index::DefaultMode() const { return impl_->DefaultMode(); }
 uint64_t Index::IndexedVersion() const { return impl_->indexed_version(); }
 Status Index::Rebuild(const ProgressFn& progress) { return impl_->Rebuild(progress); }
 Result<SearchResult> Index::Search(const SearchRequest& request) { return impl_->Search(request); }
+Status Index::IndexTexts(const std::vector<std::string>& texts) {
+  return impl_->IndexTexts(texts);
+}
 Status Index::SetVector(std::string_view path, std::string_view model,
                         const std::vector<float>& values, std::string_view branch,
                         std::optional<std::pair<uint64_t, uint64_t>> range) {

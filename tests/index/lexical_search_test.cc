@@ -430,8 +430,10 @@ TEST_F(LexicalSearchTest, ACheckpointAndItsTailAnswerLikeTheReference) {
 // the indexer, with no search asking for them, and they answer like the reference.
 TEST_F(LexicalSearchTest, TheBackgroundIndexerWritesTheXapianFiles) {
   ASSIGN_OR_FAIL(auto watch, CommitWatch::Open(&store()));
-  db::BackgroundIndexer indexer([this]() -> Result<Index*> { return index_.get(); },
-                                std::move(watch), "");
+  db::BackgroundIndexer indexer(
+      [this]() -> Result<Index*> { return index_.get(); },
+      [](Index* index, const std::function<bool()>& stop) { return index->Wait(nullptr, stop); },
+      std::move(watch), "");
   indexer.Start();
   test::Random rnd(17);
   WriteCorpus(rnd, 800);  // more than 1000 passages: a checkpoint is due

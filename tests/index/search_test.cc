@@ -134,8 +134,10 @@ TEST_F(SearchTest, WritesQueueWorkAndWaitDrainsIt) {
 
 TEST_F(SearchTest, BackgroundIndexingMakesWritesSearchableWithoutWaiting) {
   ASSIGN_OR_FAIL(auto watch, CommitWatch::Open(&store()));
-  db::BackgroundIndexer indexer([this]() -> Result<Index*> { return index_.get(); },
-                                std::move(watch), "");
+  db::BackgroundIndexer indexer(
+      [this]() -> Result<Index*> { return index_.get(); },
+      [](Index* index, const std::function<bool()>& stop) { return index->Wait(nullptr, stop); },
+      std::move(watch), "");
   indexer.Start();
   PutNotes();
   // The thread may have taken the first notes before the last were written: wait

@@ -127,6 +127,7 @@ void AddUsxfCommands(CLI::App& app, Context& ctx);         // cmd_usxf.cc
 void AddMcpCommands(CLI::App& app, Context& ctx);          // cmd_mcp.cc
 void AddGraphCommands(CLI::App& app, Context& ctx);        // cmd_graph.cc
 void AddGraphReadCommands(CLI::App& graph, Context& ctx);  // cmd_graph_read.cc
+void AddGraphSearch(CLI::App& graph, Context& ctx);        // cmd_search.cc
 
 }  // namespace vexfs::cli
 

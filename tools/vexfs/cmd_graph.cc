@@ -230,6 +230,7 @@ void AddGraphCommands(CLI::App& app, Context& ctx) {
   AddGraphAction(*graph, ctx);
   AddGraphImport(*graph, ctx);
   AddGraphReadCommands(*graph, ctx);
+  AddGraphSearch(*graph, ctx);
 }
 
 }  // namespace vexfs::cli

@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "cli.h"
+#include "graph_args.h"
 #include "vexfs/index.h"
 #include "vexfs/paths.h"
 
@@ -80,6 +81,7 @@ struct SearchArgs {
   std::string after, before;
   int k = 10;
   bool no_wait = false;
+  bool graph = false;  // `search --graph`: nodes with the files
 };
 
 Status BuildRequest(SearchArgs& a) {
@@ -108,7 +110,8 @@ Status BuildRequest(SearchArgs& a) {
 void PrintResult(Context& ctx, const SearchResult& r) {
   if (ctx.global.json) return ctx.PrintJson(SearchResultJson(r));
   for (const SearchHit& h : r.hits) {
-    std::printf("%.3f  %s  [%llu+%llu]\n       %s\n", h.score, h.path.c_str(),
+    std::string what = h.document.empty() ? h.path : "node " + h.document;
+    std::printf("%.3f  %s  [%llu+%llu]\n       %s\n", h.score, what.c_str(),
                 static_cast<unsigned long long>(h.offset),
                 static_cast<unsigned long long>(h.length), h.snippet.c_str());
   }
@@ -117,30 +120,59 @@ void PrintResult(Context& ctx, const SearchResult& r) {
   if (r.unindexed_files > 0) {
     std::cerr << "vexfs: " << r.unindexed_files << " file(s) not indexed yet\n";
   }
+  if (r.unindexed_documents > 0) {
+    std::cerr << "vexfs: " << r.unindexed_documents << " node(s) not indexed yet\n";
+  }
 }
 
-void AddSearch(CLI::App& app, Context& ctx) {
-  auto args = std::make_shared<SearchArgs>();
-  CLI::App* cmd = app.add_subcommand("search", "Find files by words and meaning (best passage per file)");
+// The query options `search` and `graph search` share.
+void AddQueryOptions(CLI::App* cmd, SearchArgs* args) {
   cmd->add_option("query", args->request.query, "What to look for");
   cmd->add_option("--mode", args->mode, "lexical (BM25), dense (vectors) or hybrid (both, fused); default lexical, hybrid where the store's embedder is a sentence model, dense with --vector/--model");
   cmd->add_option("--fusion", args->fusion, "How hybrid merges the two rankings: rrf (default) or mix");
   cmd->add_flag("--feedback", args->request.feedback,
                 "Expand the lexical query with terms of its best passages");
   cmd->add_option("-k", args->k, "How many results (default 10)");
+  cmd->add_option("--model", args->request.model, "Search this model's vectors");
+  cmd->add_option("--vector", args->vector_json, "Query vector as a JSON array");
+  cmd->add_flag("--passages", args->request.passages, "Every matching passage, not one per file");
+  cmd->add_flag("--no-wait", args->no_wait, "Do not index queued changes first");
+}
+
+void SearchGraphAndPrint(Context& ctx, const SearchArgs& args, const NodeSearch& nodes) {
+  auto db = ctx.OpenDb();
+  if (!db) return;
+  if (!args.no_wait) {
+    Progress progress("indexing: queue entries");
+    Status st = db->WaitIndexed([&](uint64_t done, uint64_t total) { progress.Update(done, total); });
+    if (!st.ok()) {
+      std::cerr << "vexfs: indexing stopped (" << st.ToString() << "); searching what is indexed\n";
+    }
+  }
+  auto result = db->SearchGraph(args.request, nodes);
+  if (!result.ok()) return (void)ctx.Fail(result.status());
+  PrintResult(ctx, *result);
+}
+
+void AddSearch(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<SearchArgs>();
+  CLI::App* cmd = app.add_subcommand("search", "Find files by words and meaning (best passage per file)");
+  AddQueryOptions(cmd, args.get());
   cmd->add_option("--at", args->request.snapshot, "Search this snapshot");
   cmd->add_option("--branch", args->request.branch, "Search this branch's working tree");
   cmd->add_option("--under", args->request.under, "Only paths at or below PATH");
   cmd->add_option("--where", args->where, "Metadata KEY=VALUE (repeatable; all must match)");
   cmd->add_option("--modified-after", args->after, "mtime >= TIME (seconds or YYYY-MM-DD)");
   cmd->add_option("--modified-before", args->before, "mtime < TIME");
-  cmd->add_option("--model", args->request.model, "Search this model's vectors");
-  cmd->add_option("--vector", args->vector_json, "Query vector as a JSON array");
-  cmd->add_flag("--passages", args->request.passages, "Every matching passage, not one per file");
-  cmd->add_flag("--no-wait", args->no_wait, "Do not index queued changes first");
+  cmd->add_flag("--graph", args->graph, "Search the memory graph's nodes too (as `graph search --with-files`)");
   cmd->callback([&ctx, args] {
     Status st = BuildRequest(*args);
     if (!st.ok()) return (void)ctx.Fail(st);
+    if (args->graph) {
+      NodeSearch nodes;
+      nodes.files = true;
+      return SearchGraphAndPrint(ctx, *args, nodes);
+    }
     OpenedIndex opened = OpenIndexOrFail(ctx, /*read_only=*/false);
     if (!opened.index) return;
     if (!args->no_wait && !(st = WaitWithProgress(*opened.index)).ok()) {
@@ -203,8 +235,7 @@ void AddIndexRebuild(CLI::App& parent, Context& ctx) {
     if (!model->empty()) {
       auto db = ctx.OpenDb();
       if (!db) return;
-      Store* store = &db->store();
-      Status st = Index::SetEmbedder(store, *model);
+      Status st = db->SetEmbedder(*model);
       if (!st.ok()) return (void)ctx.Fail(st);
     }
     OpenedIndex opened = OpenIndexOrFail(ctx, /*read_only=*/false);
@@ -226,8 +257,7 @@ void AddIndexUse(CLI::App& parent, Context& ctx) {
   cmd->callback([&ctx, spec] {
     auto db = ctx.OpenDb();
     if (!db) return;
-    Store* store = &db->store();
-    Status st = Index::SetEmbedder(store, *spec);
+    Status st = db->SetEmbedder(*spec);
     if (!st.ok()) ctx.Fail(st);
   });
 }
@@ -307,6 +337,45 @@ void AddVectorSet(CLI::App& parent, Context& ctx) {
 }
 
 }  // namespace
+
+void AddGraphSearch(CLI::App& graph, Context& ctx) {
+  struct Args {
+    SearchArgs search;
+    NodeSearch nodes;
+    std::vector<std::string> properties;
+    GraphReadArgs read;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = graph.add_subcommand(
+      "search", "Find nodes by the words and meaning of their texts (with --with-files, files too)");
+  AddQueryOptions(cmd, &args->search);
+  cmd->add_option("--kind", args->nodes.kinds, "Only nodes of this kind (repeatable: any of them)");
+  cmd->add_option("--thread", args->nodes.thread, "Only nodes of this thread");
+  cmd->add_option("--property", args->properties,
+                  "Top-level property KEY=VALUE (repeatable; all must match)");
+  cmd->add_flag("--with-files", args->nodes.files, "Rank the files with the nodes, in one list");
+  cmd->add_option("--under", args->search.request.under, "With --with-files: only paths at or below PATH");
+  AddGraphReadOptions(cmd, &args->read);
+  cmd->callback([&ctx, args] {
+    Status st = BuildRequest(args->search);
+    if (!st.ok()) return (void)ctx.Fail(st);
+    for (const std::string& p : args->properties) {
+      size_t eq = p.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        return (void)ctx.Fail(Status::InvalidArgument("property '" + p + "' is not KEY=VALUE"));
+      }
+      args->nodes.properties[p.substr(0, eq)] = p.substr(eq + 1);
+    }
+    auto read = ToReadOptions(args->read);
+    if (!read.ok()) return (void)ctx.Fail(read.status());
+    args->search.request.snapshot = read->snapshot;
+    args->search.request.branch = read->branch;
+    args->nodes.valid_at = read->valid_at;
+    args->nodes.include_invalid = read->include_invalid;
+    args->nodes.include_retired = read->include_retired;
+    SearchGraphAndPrint(ctx, args->search, args->nodes);
+  });
+}
 
 void AddSearchCommands(CLI::App& app, Context& ctx) {
   AddSearch(app, ctx);

@@ -235,6 +235,34 @@ Status Indexer::Drain(const ProgressFn& progress, const std::function<bool()>& s
   return Status::Ok();
 }
 
+Status Indexer::IndexTexts(const std::vector<std::pair<ObjectId, std::string>>& texts) {
+  VEXFS_RETURN_IF_ERROR(EnsureModel().status());
+  size_t next = 0;
+  while (next < texts.size()) {
+    Batch batch;
+    batch.kind = static_cast<char>(IndexWork::kManifest);
+    {
+      StoreTxn txn;
+      VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
+      while (next < texts.size() && batch.jobs.size() < options_.batch_entries &&
+             batch.text_bytes() < options_.batch_text_bytes) {
+        std::string_view text = texts[next].second;
+        Job job;
+        job.manifest = texts[next].first;
+        batch.jobs.push_back(std::move(job));
+        auto read = [text](uint64_t n) -> Result<std::string> {
+          return std::string(text.substr(0, n));
+        };
+        VEXFS_RETURN_IF_ERROR(PrepareContent(txn, read, batch.jobs.size() - 1, &batch));
+        ++next;
+      }
+    }
+    VEXFS_RETURN_IF_ERROR(Embed(&batch));
+    VEXFS_RETURN_IF_ERROR(Apply(&batch));
+  }
+  return Status::Ok();
+}
+
 // Splits one file version into passages and finds which need embedding.
 Status Indexer::PrepareContent(const StoreTxn& txn,
                                const std::function<Result<std::string>(uint64_t n)>& read,
@@ -418,6 +446,7 @@ Status Indexer::ApplyJob(StoreTxn* txn, const ModelRecord& model, const ModelRec
     VEXFS_RETURN_IF_ERROR(SavePassages(txn, ix_, lexical->id, job.manifest, stored));
   }
   if (job.is_file && !job.drop) VEXFS_RETURN_IF_ERROR(RecordIndexedFile(txn, job));
+  if (job.key.empty()) return Status::Ok();  // a text handed in, not a queue entry
   return ix_.work.ConsumeIfUnchanged(txn, job.key, job.stamp).status();
 }
 

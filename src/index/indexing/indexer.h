@@ -18,6 +18,8 @@
 
 #include <functional>
 #include <optional>
+#include <utility>
+#include <vector>
 #include <string>
 
 #include "index/embedders/embedder.h"
@@ -52,6 +54,12 @@ class Indexer {
   // if given, the number of entries handled (also when it fails part way).
   Status Drain(const ProgressFn& progress = nullptr,
                const std::function<bool()>& stop = nullptr, uint64_t* handled = nullptr);
+
+  // Indexes texts that are not files (Index::IndexTexts), each under its id,
+  // as a snapshot's file version is, in batches of the usual size; there is
+  // no queue entry to consume. Embedder errors stop it; batches applied before
+  // stay.
+  Status IndexTexts(const std::vector<std::pair<ObjectId, std::string>>& texts);
 
   // The registered model (after the first batch, or EnsureModel()); registers
   // the lexical model too when options.lexical.

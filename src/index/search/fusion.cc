@@ -10,7 +10,8 @@ namespace vexfs::index {
 namespace {
 
 std::string KeyOf(const RankedPassage& r, bool passages) {
-  std::string key = r.file->path;
+  // A document's key cannot be mistaken for a path: no path begins with 0x00.
+  std::string key = r.file->document.empty() ? r.file->path : '\0' + r.file->document;
   if (passages) {
     key.push_back('\0');
     key += std::to_string(r.passage->offset) + ":" + std::to_string(r.passage->length);
@@ -62,7 +63,9 @@ std::vector<FusedResult> Fuse(const SideRanking& dense, const SideRanking& lexic
     if (a.score != b.score) return a.score > b.score;
     uint32_t ra = BestRank(a), rb = BestRank(b);
     if (ra != rb) return ra < rb;
-    return a.shown->file->path < b.shown->file->path;
+    const CatalogFile& fa = *a.shown->file;
+    const CatalogFile& fb = *b.shown->file;
+    return fa.path != fb.path ? fa.path < fb.path : fa.document < fb.document;
   };
   size_t n = std::min(k, fused.size());
   std::partial_sort(fused.begin(), fused.begin() + n, fused.end(), better);

@@ -51,7 +51,9 @@ class FilterBuilder {
 
  private:
   Result<bool> Passes(const CatalogFile& f) {
-    if (f.passages.empty() || !PathIsUnder(f.path, request_.under)) return false;
+    if (f.passages.empty()) return false;
+    if (!f.document.empty()) return true;  // the caller filtered its documents
+    if (!PathIsUnder(f.path, request_.under)) return false;
     if (request_.modified_after && f.mtime < *request_.modified_after) return false;
     if (request_.modified_before && f.mtime >= *request_.modified_before) return false;
     if (request_.where.empty()) return true;
@@ -299,6 +301,7 @@ Result<SideRanking> RankDense(const StoreTxn& txn, const IndexTables& ix,
   DenseRanker ranker(txn, ix, catalog, filter, model, query, request, depth, tuning);
   VEXFS_ASSIGN_OR_RETURN(SideRanking out, ranker.Run(graph));
   out.unindexed_files = catalog.unindexed_files;
+  out.unindexed_documents = catalog.unindexed_documents;
   return out;
 }
 
@@ -308,6 +311,7 @@ Result<SideRanking> RankLexical(const ViewCatalog& catalog, const FilterResult* 
   SideRanking out;
   out.visible = visibility.count;
   out.unindexed_files = catalog.unindexed_files;
+  out.unindexed_documents = catalog.unindexed_documents;
   if (index == nullptr) {  // nothing indexed yet: the query still gets read
     VEXFS_ASSIGN_OR_RETURN(ParsedQuery parsed, ParseLexicalQuery(request.query, Xapian::Database()));
     out.empty_query = parsed.empty;
@@ -330,19 +334,27 @@ Result<SideRanking> RankLexical(const ViewCatalog& catalog, const FilterResult* 
   }
 }
 
-Result<SearchHit> MakeHit(StoreTxn* txn, const RankedPassage& ranked, bool snippet) {
+Result<SearchHit> MakeHit(StoreTxn* txn, const RankedPassage& ranked,
+                          const SearchRequest& request) {
   const ViewCatalog& catalog = *ranked.catalog;
   const CatalogFile& f = *ranked.file;
   const StoredPassage& p = *ranked.passage;
   SearchHit hit;
   hit.path = f.path;
+  hit.document = f.document;
   hit.offset = p.offset;
   hit.length = p.length;
   hit.score = ranked.score;
-  if (!snippet) return hit;
+  if (!request.snippets) return hit;
   uint64_t n = std::min<uint64_t>(p.length, kSnippetBytes);
   std::string raw;
-  if (catalog.is_snapshot) {
+  if (!f.document.empty()) {
+    if (!request.read_document) return hit;
+    auto text = request.read_document(f.document);
+    if (text.status().IsNotFound()) return hit;  // gone since: no snippet
+    VEXFS_RETURN_IF_ERROR(text.status());
+    if (p.offset < text->size()) raw = text->substr(p.offset, n);
+  } else if (catalog.is_snapshot) {
     VEXFS_ASSIGN_OR_RETURN(raw, txn->ReadVersion(f.manifest, p.offset, n));
   } else {
     // The catalog holds the file's inode (numbers are never reused), so the

@@ -52,6 +52,7 @@ struct SideRanking {
   std::string method;                 // dense: "exact" or "hnsw"
   uint64_t visible = 0;               // ids that passed view and filters
   uint64_t unindexed_files = 0;
+  uint64_t unindexed_documents = 0;
   bool empty_query = false;           // lexical: the query has no words to match
 };
 
@@ -70,10 +71,12 @@ Result<SideRanking> RankDense(const StoreTxn& txn, const IndexTables& ix,
 Result<SideRanking> RankLexical(const ViewCatalog& catalog, const FilterResult* filter,
                                 LexicalIndex* index, const SearchRequest& request, size_t depth);
 
-// The hit for a ranked passage, with its snippet read when `snippet`, in `txn`
-// (the search's read transaction, bound to the working tree searched): a
-// working file by the inode its catalog holds, a snapshot's by its version.
-Result<SearchHit> MakeHit(StoreTxn* txn, const RankedPassage& ranked, bool snippet);
+// The hit for a ranked passage, with its snippet read when request.snippets,
+// in `txn` (the search's read transaction, bound to the working tree
+// searched): a working file by the inode its catalog holds, a snapshot's by
+// its version, a document through request.read_document.
+Result<SearchHit> MakeHit(StoreTxn* txn, const RankedPassage& ranked,
+                          const SearchRequest& request);
 
 }  // namespace vexfs::index
 

@@ -76,6 +76,9 @@ Result<ModelRecord> ReloadModel(const StoreTxn& txn, const IndexTables& ix,
 
 // Fills `uses` and the all-visible bitmap once the file list is complete.
 void IndexVectorUses(const ModelRecord& model, ViewCatalog* catalog) {
+  catalog->uses.clear();
+  catalog->visible_vectors = 0;
+  catalog->searchable_files = 0;
   catalog->bitmap_ids = model.next_vector;
   catalog->all_visible.assign((model.next_vector + 7) / 8, 0);
   for (uint32_t f = 0; f < catalog->files.size(); ++f) {
@@ -126,6 +129,25 @@ Result<ViewCatalog> BuildSnapshotCatalog(const StoreTxn& txn, const IndexTables&
   catalog.is_snapshot = true;
   catalog.commit = commit;
   VEXFS_RETURN_IF_ERROR(WalkSnapshotDir(txn, ix, now, tree, "", &catalog));
+  IndexVectorUses(now, &catalog);
+  return catalog;
+}
+
+Result<ViewCatalog> BuildDocumentCatalog(const StoreTxn& txn, const IndexTables& ix,
+                                         const ModelRecord& model, const ViewCatalog* files,
+                                         const std::vector<SearchDocument>& documents) {
+  VEXFS_ASSIGN_OR_RETURN(ModelRecord now, ReloadModel(txn, ix, model));
+  ViewCatalog catalog;
+  if (files != nullptr) catalog = *files;
+  catalog.files.reserve(catalog.files.size() + documents.size());
+  for (const SearchDocument& d : documents) {
+    VEXFS_ASSIGN_OR_RETURN(auto passages, LoadPassages(txn, ix, now.id, d.text));
+    if (!passages) {
+      ++catalog.unindexed_documents;
+      continue;
+    }
+    catalog.files.push_back({"", 0, 0, d.text, std::move(*passages), d.key});
+  }
   IndexVectorUses(now, &catalog);
   return catalog;
 }

@@ -17,16 +17,20 @@
 #include "index/index_records.h"
 #include "index/search_tables.h"
 #include "vexfs/extension.h"
+#include "vexfs/index.h"
 #include "vexfs/store.h"
 
 namespace vexfs::index {
 
+// A file of the view, or a document handed in with the request (a memory-graph
+// node: `document` holds its key, `path` is empty, `manifest` its text's id).
 struct CatalogFile {
   std::string path;  // relative to the view root, no leading slash
   uint64_t ino = 0;  // working trees only
   TimeNs mtime = 0;
   ObjectId manifest;
-  std::vector<StoredPassage> passages;
+  std::vector<StoredPassage> passages{};
+  std::string document{};
 };
 
 // Where a vector id occurs: file index and passage index in the catalog.
@@ -44,6 +48,7 @@ struct ViewCatalog {
   std::vector<CatalogFile> files;  // sorted by path
   std::vector<VectorUse> uses;     // sorted by vector id
   uint64_t unindexed_files = 0;
+  uint64_t unindexed_documents = 0;
   // Bitmap of every vector id used in the view, sized for `bitmap_ids` ids.
   std::vector<uint8_t> all_visible;
   uint64_t bitmap_ids = 0;
@@ -57,6 +62,12 @@ Result<ViewCatalog> BuildWorkingCatalog(StoreTxn* txn, const IndexTables& ix,
 // The catalog of snapshot `commit`, read in `txn`.
 Result<ViewCatalog> BuildSnapshotCatalog(const StoreTxn& txn, const IndexTables& ix,
                                          const ObjectId& commit, const ModelRecord& model);
+
+// `documents` after the files of `files` (null: documents alone), under
+// `model` as `txn` sees it: the catalog a search over files and documents ranks.
+Result<ViewCatalog> BuildDocumentCatalog(const StoreTxn& txn, const IndexTables& ix,
+                                         const ModelRecord& model, const ViewCatalog* files,
+                                         const std::vector<SearchDocument>& documents);
 
 // Sets the bit of every vector of `file` in `bitmap`; returns how many were new.
 uint64_t MarkVisible(const CatalogFile& file, std::vector<uint8_t>* bitmap);
