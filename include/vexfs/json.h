@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 
+#include "vexfs/db.h"
 #include "vexfs/graph.h"
 #include "vexfs/index.h"
 #include "vexfs/store.h"
@@ -65,6 +66,11 @@ nlohmann::json GraphWriteResultJson(const GraphWriteResult& r);
 // the N-th node (from 0) of the same request. kInvalidArgument naming the item
 // ("nodes[2]: ...") for anything else, or past `max_items` items.
 Result<GraphBatch> GraphBatchFromJson(const nlohmann::json& request, size_t max_items = 10000);
+// A graph search: {"query", "k", "mode", "kinds": [...], "thread", "properties":
+// {KEY: VALUE}, "files", "at", "valid_at", "all"} (all but query optional) into
+// the request and node filters of Db::SearchGraph. kInvalidArgument naming the
+// member for anything else.
+Status GraphSearchFromJson(const nlohmann::json& request, SearchRequest* search, NodeSearch* nodes);
 
 nlohmann::json GcReportJson(const GcReport& r);
 nlohmann::json FsckReportJson(const FsckReport& r);

@@ -223,6 +223,13 @@ int vexfs_graph_get(vexfs_store* store, const char* ref, const char* at, int all
 /* Nodes within `depth` (1-8) edges of `ref`: {"nodes": [...], "edges": [...]}. */
 int vexfs_graph_neighbors(vexfs_store* store, const char* ref, int depth, const char* at,
                           char** json);
+/* Finds nodes by the words and meaning of their texts. `request_json`:
+ * {"query": "...", "k": 10, "mode": "lexical"|"dense"|"hybrid", "kinds": [...],
+ * "thread": "...", "properties": {KEY: VALUE}, "files": true (rank the files
+ * with them), "at": SNAPSHOT, "valid_at": TIME, "all": true}, all but query
+ * optional. `result_json`: the search's JSON, a node's hit with "node" (its id)
+ * instead of "path". Pending changes are indexed first. */
+int vexfs_graph_search(vexfs_store* store, const char* request_json, char** result_json);
 /* What changed from `from` to `to` (snapshots, or "WORKING"): {"changes": [...]}. */
 int vexfs_graph_diff(vexfs_store* store, const char* from, const char* to, char** json);
 /* Pending actions in `state` ("planned", "started", "done", "failed"; NULL:

@@ -88,6 +88,24 @@ int vexfs_graph_neighbors(vexfs_store* store, const char* ref, int depth, const 
   });
 }
 
+int vexfs_graph_search(vexfs_store* store, const char* request_json, char** result_json) {
+  return Guard([&]() -> int {
+    if (store == nullptr || request_json == nullptr || result_json == nullptr) {
+      return FailInvalid("arguments must not be NULL");
+    }
+    nlohmann::json request = nlohmann::json::parse(request_json, nullptr, /*allow_exceptions=*/false);
+    if (request.is_discarded()) return FailInvalid("the graph search request is not JSON");
+    vexfs::SearchRequest search;
+    vexfs::NodeSearch nodes;
+    vexfs::Status st = vexfs::GraphSearchFromJson(request, &search, &nodes);
+    if (!st.ok()) return Fail(st);
+    if (search.snapshot.empty()) search.branch = store->branch;
+    auto result = store->db->SearchGraph(search, nodes, /*wait=*/!store->db->read_only());
+    if (!result.ok()) return Fail(result.status());
+    return AnswerJson(vexfs::SearchResultJson(*result), result_json);
+  });
+}
+
 int vexfs_graph_diff(vexfs_store* store, const char* from, const char* to, char** json) {
   return Guard([&]() -> int {
     if (store == nullptr || from == nullptr || to == nullptr || json == nullptr) {

@@ -118,6 +118,68 @@ Result<EdgeSpec> LinkFromJson(const json& item, const std::string& where, const 
 
 }  // namespace
 
+namespace {
+
+Result<bool> BoolMember(const json& item, const std::string& where, const char* name) {
+  if (!item.contains(name) || item[name].is_null()) return false;
+  if (!item[name].is_boolean()) return Bad(where, std::string("'") + name + "' must be true or false");
+  return item[name].get<bool>();
+}
+
+Result<std::vector<std::string>> StringListMember(const json& item, const std::string& where,
+                                                  const char* name) {
+  std::vector<std::string> out;
+  if (!item.contains(name) || item[name].is_null()) return out;
+  if (!item[name].is_array()) return Bad(where, std::string("'") + name + "' must be an array of strings");
+  for (const json& v : item[name]) {
+    if (!v.is_string()) return Bad(where, std::string("'") + name + "' must be an array of strings");
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+Result<std::map<std::string, std::string>> StringMapMember(const json& item, const std::string& where,
+                                                           const char* name) {
+  std::map<std::string, std::string> out;
+  if (!item.contains(name) || item[name].is_null()) return out;
+  if (!item[name].is_object()) return Bad(where, std::string("'") + name + "' must be an object of strings");
+  for (const auto& [key, value] : item[name].items()) {
+    if (!value.is_string()) return Bad(where, std::string("'") + name + "." + key + "' must be a string");
+    out[key] = value.get<std::string>();
+  }
+  return out;
+}
+
+}  // namespace
+
+Status GraphSearchFromJson(const json& request, SearchRequest* search, NodeSearch* nodes) {
+  const std::string where = "graph search";
+  if (!request.is_object()) return Bad(where, "the request must be a JSON object");
+  VEXFS_RETURN_IF_ERROR(RefuseUnknown(request, where, {"query", "k", "mode", "kinds", "thread", "properties",
+                                                       "files", "at", "valid_at", "all"}));
+  VEXFS_ASSIGN_OR_RETURN(search->query, StringMember(request, where, "query", true));
+  if (request.contains("k")) {
+    if (!request["k"].is_number_unsigned()) return Bad(where, "'k' must be a positive integer");
+    search->k = request["k"].get<size_t>();
+  }
+  VEXFS_ASSIGN_OR_RETURN(std::string mode, StringMember(request, where, "mode", false));
+  if (!mode.empty()) {
+    auto parsed = ParseSearchMode(mode);
+    if (!parsed.ok()) return Bad(where, parsed.status().message());
+    search->mode = *parsed;
+  }
+  VEXFS_ASSIGN_OR_RETURN(search->snapshot, StringMember(request, where, "at", false));
+  VEXFS_ASSIGN_OR_RETURN(nodes->kinds, StringListMember(request, where, "kinds"));
+  VEXFS_ASSIGN_OR_RETURN(nodes->thread, StringMember(request, where, "thread", false));
+  VEXFS_ASSIGN_OR_RETURN(nodes->properties, StringMapMember(request, where, "properties"));
+  VEXFS_ASSIGN_OR_RETURN(nodes->files, BoolMember(request, where, "files"));
+  VEXFS_ASSIGN_OR_RETURN(nodes->valid_at, TimeMember(request, where, "valid_at"));
+  VEXFS_ASSIGN_OR_RETURN(bool all, BoolMember(request, where, "all"));
+  nodes->include_invalid = all;
+  nodes->include_retired = all;
+  return Status::Ok();
+}
+
 Result<GraphBatch> GraphBatchFromJson(const json& request, size_t max_items) {
   if (!request.is_object()) return Status::InvalidArgument("a graph request must be a JSON object");
   VEXFS_RETURN_IF_ERROR(RefuseUnknown(request, "the request", {"nodes", "links"}));

@@ -1,6 +1,6 @@
 // The MCP memory-graph tools: graph_add (nodes and links in one atomic call),
-// graph_link, graph_invalidate, graph_action, graph_neighbors, graph_diff and
-// pending_actions, over the served branch's graph (docs/graph.md).
+// graph_link, graph_invalidate, graph_action, graph_neighbors, graph_search,
+// graph_diff and pending_actions, over the served branch's graph (docs/graph.md).
 #include "mcp/tool.h"
 #include "vexfs/json.h"
 
@@ -109,6 +109,32 @@ Result<json> Neighbors(ServedStore& served, ToolArgs& args) {
   return NeighborhoodJson(hood);
 }
 
+Result<json> Search(ServedStore& served, ToolArgs& args) {
+  SearchRequest request;
+  NodeSearch nodes;
+  VEXFS_ASSIGN_OR_RETURN(request.query, args.String("query"));
+  VEXFS_ASSIGN_OR_RETURN(int64_t k, args.Int("k", 10, 1, kMaxSearchHits));
+  request.k = static_cast<size_t>(k);
+  VEXFS_ASSIGN_OR_RETURN(auto mode, args.OptionalString("mode"));
+  VEXFS_ASSIGN_OR_RETURN(nodes.kinds, args.StringList("kinds"));
+  VEXFS_ASSIGN_OR_RETURN(nodes.thread, args.StringOr("thread", ""));
+  VEXFS_ASSIGN_OR_RETURN(nodes.properties, args.StringMap("properties"));
+  VEXFS_ASSIGN_OR_RETURN(nodes.files, args.Bool("files", false));
+  VEXFS_ASSIGN_OR_RETURN(GraphReadOptions read, ReadArgs(served, args));
+  VEXFS_RETURN_IF_ERROR(args.RefuseUnknown());
+  if (mode) {
+    VEXFS_ASSIGN_OR_RETURN(request.mode, ParseSearchMode(*mode));
+  }
+  request.snapshot = read.snapshot;
+  if (request.snapshot.empty()) request.branch = read.branch;
+  nodes.valid_at = read.valid_at;
+  nodes.include_invalid = read.include_invalid;
+  nodes.include_retired = read.include_retired;
+  // What this session (or any process) wrote is searchable before the answer.
+  VEXFS_ASSIGN_OR_RETURN(SearchResult result, served.db().SearchGraph(request, nodes, /*wait=*/true));
+  return SearchResultJson(result);
+}
+
 Result<json> Diff(ServedStore& served, ToolArgs& args) {
   VEXFS_ASSIGN_OR_RETURN(std::string from, args.String("from"));
   VEXFS_ASSIGN_OR_RETURN(std::string to, args.StringOr("to", "WORKING"));
@@ -208,6 +234,25 @@ void AddGraphTools(std::vector<Tool>* tools) {
                     "Nodes reachable from a node within a depth (1-8), with the edges walked; by default "
                     "only what is valid now.",
                     ObjectSchema(neighbor_props, {"id"}), {.read_only = true, .idempotent = true}, Neighbors});
+  json search_props = ReadProperties();
+  search_props["query"] = Text("What to look for");
+  search_props["k"] = {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxSearchHits}};
+  search_props["mode"] = {{"type", "string"}, {"enum", {"hybrid", "lexical", "dense"}}};
+  search_props["kinds"] = {{"type", "array"}, {"items", {{"type", "string"}}},
+                           {"description", "Only nodes of these kinds (fact, turn, ...)"}};
+  search_props["thread"] = Text("Only nodes of this thread");
+  search_props["properties"] = {{"type", "object"},
+                                {"additionalProperties", {{"type", "string"}}},
+                                {"description", "Top-level properties that must match, KEY: VALUE"}};
+  search_props["files"] = {{"type", "boolean"},
+                           {"description", "Rank the stored files with the nodes, in one list"}};
+  tools->push_back({"graph_search", "Recall from the memory graph",
+                    "Find the nodes (facts, turns, tool calls and results, entities, plans) whose text best "
+                    "answers 'query', by the same search as files (lexical by default, hybrid where the "
+                    "embedder is a sentence model); with files=true the files rank in the same list. A "
+                    "node's hit has 'node' (its id, for graph_neighbors) instead of 'path'. Only what is "
+                    "valid now unless valid_at or all say otherwise; 'at' searches a snapshot's graph.",
+                    ObjectSchema(search_props, {"query"}), {.read_only = true, .idempotent = true}, Search});
   tools->push_back({"graph_diff", "What the agent learned",
                     "Graph changes from one snapshot to another, or to the working graph (\"WORKING\", the "
                     "default 'to'): nodes and edges added, removed, modified, invalidated, retired, actions "

@@ -82,6 +82,41 @@ Neighborhood Neighbors(const PyStore& s, const std::string& ref, int depth,
   return Take(WithoutGil([&] { return open->db().graph().Neighbors(q); }));
 }
 
+struct GraphSearchArgs {
+  std::string query;
+  size_t k = 10;
+  std::optional<std::string> mode;
+  std::optional<std::vector<std::string>> kinds;
+  std::optional<std::string> thread;
+  std::optional<std::map<std::string, std::string>> properties;
+  bool files = false;
+  std::optional<std::string> at;
+  py::object valid_at;
+  bool all = false;
+  bool wait = true;
+};
+
+SearchResult GraphSearch(const PyStore& s, const GraphSearchArgs& a) {
+  auto open = s.Live();
+  SearchRequest request;
+  request.query = a.query;
+  request.k = a.k;
+  if (a.mode) request.mode = Take(ParseSearchMode(*a.mode));
+  GraphReadOptions read = ReadOf(*open, a.at, a.valid_at, a.all);
+  request.snapshot = read.snapshot;
+  if (request.snapshot.empty()) request.branch = read.branch;
+  NodeSearch nodes;
+  nodes.files = a.files;
+  nodes.kinds = a.kinds.value_or(std::vector<std::string>{});
+  nodes.thread = a.thread.value_or("");
+  nodes.properties = a.properties.value_or(std::map<std::string, std::string>{});
+  nodes.valid_at = read.valid_at;
+  nodes.include_invalid = read.include_invalid;
+  nodes.include_retired = read.include_retired;
+  bool wait = a.wait && !open->read_only();
+  return Take(WithoutGil([&] { return open->db().SearchGraph(request, nodes, wait); }));
+}
+
 void BindWrites(py::class_<PyStore>& cls) {
   cls.def("graph_add", &Add, py::kw_only(), arg("nodes") = py::none(), arg("links") = py::none(),
           R"(Adds nodes and links to the memory graph in one transaction: all or none.
@@ -142,6 +177,27 @@ void BindReads(py::class_<PyStore>& cls) {
            arg("edge_kinds") = py::none(), arg("direction") = "both", arg("limit") = 0, arg("at") = py::none(),
            arg("valid_at") = py::none(), arg("all") = false,
            "Nodes within `depth` (1-8) edges of a node, and the edges walked.")
+      .def(
+          "graph_search",
+          [](const PyStore& s, std::string query, size_t k, std::optional<std::string> mode,
+             std::optional<std::vector<std::string>> kinds, std::optional<std::string> thread,
+             std::optional<std::map<std::string, std::string>> properties, bool files,
+             std::optional<std::string> at, py::object valid_at, bool all, bool wait) {
+            return GraphSearch(s, {std::move(query), k, std::move(mode), std::move(kinds), std::move(thread),
+                                   std::move(properties), files, std::move(at), std::move(valid_at), all,
+                                   wait});
+          },
+          arg("query"), py::kw_only(), arg("k") = 10, arg("mode") = py::none(), arg("kinds") = py::none(),
+          arg("thread") = py::none(), arg("properties") = py::none(), arg("files") = false,
+          arg("at") = py::none(), arg("valid_at") = py::none(), arg("all") = false, arg("wait") = true,
+          R"(Finds nodes by the words and meaning of their texts, with the files' search.
+
+A node's hit has `node` (its id) and an empty `path`. kinds: any of these
+kinds. thread: only this thread. properties: top-level properties that must
+match (a string by its text, anything else by its JSON). files: rank the
+files with the nodes, in one list. at: a snapshot's graph. valid_at, all: as
+graph_nodes (by default only what is valid now). wait: index pending writes
+first.)")
       .def("graph_diff",
            Unlocked(+[](OpenStore& o, std::string a, std::string b) -> Result<std::vector<GraphChange>> {
              VEXFS_ASSIGN_OR_RETURN(GraphDiff diff, o.db().graph().Diff(a, b, o.branch()));

@@ -118,6 +118,8 @@ void BindSearchTypes(py::module_& m) {
       .def_readonly("score", &HitRank::score, "That side's own score.");
   py::class_<SearchHit> hit(m, "SearchHit", "One hit: a passage of a file.");
   hit.def_property_readonly("path", [](const SearchHit& h) { return PathText(h.path); })
+      .def_readonly("node", &SearchHit::document,
+                    "A memory-graph node's id (graph_search); empty for a file's hit.")
       .def_readonly("offset", &SearchHit::offset, "Start of the passage, in bytes.")
       .def_readonly("length", &SearchHit::length, "Length of the passage, in bytes.")
       .def_readonly("score", &SearchHit::score, "Higher is better.")
@@ -125,7 +127,8 @@ void BindSearchTypes(py::module_& m) {
       .def_readonly("dense", &SearchHit::dense, "The dense side's rank, or None.")
       .def_readonly("lexical", &SearchHit::lexical, "The lexical side's rank, or None.")
       .def("__repr__", [](const SearchHit& h) {
-        return SnippetText("SearchHit(path='" + h.path + "', score=" + std::to_string(h.score) + ")");
+        std::string what = h.document.empty() ? "path='" + h.path : "node='" + h.document;
+        return SnippetText("SearchHit(" + what + "', score=" + std::to_string(h.score) + ")");
       });
   AddToDict(hit, SearchHitJson);
   py::class_<SearchResult> result(m, "SearchResult", "The hits of a search, best first, and what answered.");
@@ -139,6 +142,8 @@ void BindSearchTypes(py::module_& m) {
       .def_readonly("visible_passages", &SearchResult::visible_passages)
       .def_readonly("unindexed_files", &SearchResult::unindexed_files,
                     "Files of the view not indexed yet (not searchable).")
+      .def_readonly("unindexed_nodes", &SearchResult::unindexed_documents,
+                    "Nodes whose text is not indexed yet (graph_search).")
       .def_readonly("note", &SearchResult::note)
       .def("__len__", [](const SearchResult& r) { return r.hits.size(); })
       .def(

@@ -302,6 +302,20 @@ int main(int argc, char** argv) {
   CHECK(vexfs_graph_actions(store, "done", NULL, &answer) == VEXFS_OK);
   CHECK(strstr(answer, "email-1") != NULL);
   vexfs_free(answer);
+  /* Search: the current fact now, the superseded one as of g1, files with them. */
+  CHECK(vexfs_graph_search(store, "{\"query\":\"standup\",\"kinds\":[\"fact\"]}", &answer) == VEXFS_OK);
+  CHECK(strstr(answer, "standup at 10") != NULL && strstr(answer, "standup at 9") == NULL);
+  CHECK(strstr(answer, "\"node\"") != NULL);
+  vexfs_free(answer);
+  CHECK(vexfs_graph_search(store, "{\"query\":\"standup\",\"at\":\"g1\"}", &answer) == VEXFS_OK);
+  CHECK(strstr(answer, "standup at 9") != NULL && strstr(answer, "standup at 10") == NULL);
+  vexfs_free(answer);
+  CHECK(vexfs_graph_search(store, "{\"query\":\"plan standup\",\"files\":true}", &answer) == VEXFS_OK);
+  CHECK(strstr(answer, "\"path\":\"notes/plan.md\"") != NULL && strstr(answer, "\"node\"") != NULL);
+  vexfs_free(answer);
+  CHECK(vexfs_graph_search(store, "{\"query\":\"x\",\"kinds\":\"fact\"}", &answer) ==
+        VEXFS_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(vexfs_last_error(), "kinds") != NULL);
   const char* chat = "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"assistant\",\"content\":\"hello\"}\n";
   CHECK(vexfs_graph_import(store, chat, "openai", "chat", NULL) == VEXFS_OK);
   CHECK(vexfs_graph_export(store, "chat", "openai", NULL, &answer) == VEXFS_OK);

@@ -81,7 +81,7 @@ describe('one client through every tool', () => {
     const names = tools.map((t) => t.name).sort();
     assert.deepEqual(names, [
       'branch_create', 'branch_list', 'delete', 'diff', 'edit_file', 'graph_action', 'graph_add',
-      'graph_diff', 'graph_invalidate', 'graph_link', 'graph_neighbors', 'list_directory', 'log',
+      'graph_diff', 'graph_invalidate', 'graph_link', 'graph_neighbors', 'graph_search', 'list_directory', 'log',
       'make_directory', 'move', 'pending_actions', 'read_file', 'restore', 'search', 'snapshot_create',
       'snapshot_list', 'stat', 'write_file',
     ]);
@@ -95,6 +95,8 @@ describe('one client through every tool', () => {
     assert.equal(byName.search.annotations.readOnlyHint, true);
     assert.deepEqual(byName.read_file.inputSchema.required, ['path']);
     assert.equal(byName.graph_neighbors.annotations.readOnlyHint, true);
+    assert.equal(byName.graph_search.annotations.readOnlyHint, true);
+    assert.deepEqual(byName.graph_search.inputSchema.required, ['query']);
     assert.equal(byName.pending_actions.annotations.readOnlyHint, true);
     assert.equal(byName.graph_link.annotations.idempotentHint, true);
     assert.equal(byName.graph_add.annotations.readOnlyHint, false);
@@ -142,6 +144,23 @@ describe('one client through every tool', () => {
     const kinds = diff.changes.map((c) => c.change).sort();
     assert.deepEqual(kinds, ['action', 'added', 'added', 'invalidated', 'superseded']);
     assert.equal(diff.truncated, false);
+
+    // Search: the superseded fact only when asked; as of the snapshot it was current.
+    const found = await call(client, 'graph_search', { query: 'standup', kinds: ['fact'] });
+    assert.equal(found.hits.length, 1);
+    assert.equal(found.hits[0].node, newer.nodes[0]);
+    assert.equal(found.hits[0].path, undefined);
+    assert.match(found.hits[0].snippet, /standup is at 10/);
+    const asked = await call(client, 'graph_search', { query: 'standup', kinds: ['fact'], all: true });
+    assert.deepEqual(asked.hits.map((h) => h.node).sort(), [added.nodes[0], newer.nodes[0]].sort());
+    const then = await call(client, 'graph_search', { query: 'standup', at: 'g1' });
+    assert.deepEqual(then.hits.map((h) => h.node), [added.nodes[0]]);
+    // One list of files and nodes.
+    await call(client, 'write_file', { path: 'notes/standup.md', content: 'standup notes: the standup moved\n' });
+    const both = await call(client, 'graph_search', { query: 'standup', files: true });
+    assert.ok(both.hits.some((h) => h.path === 'notes/standup.md'));
+    assert.ok(both.hits.some((h) => h.node === newer.nodes[0]));
+    await callFails(client, 'graph_search', { query: 'standup', mode: 'sideways' }, /mode/);
   });
 
   test('files: write, read in ranges, stat, list, mkdir, move, delete', async () => {

@@ -127,3 +127,34 @@ def test_transcripts_round_trip_and_the_cli_sees_the_graph(store, cli):
     store.close()
     listed = cli("graph", "list", "--thread", "chat", json_out=True)
     assert len(listed) == 5
+
+
+def test_search_nodes_as_of_now_a_snapshot_and_with_files(store):
+    store.graph_add(nodes=[{"kind": "fact", "text": "the release train leaves on tuesday",
+                            "key": "train", "thread": "ops", "properties": {"team": "infra"}}])
+    store.snapshot("before")
+    wrote = store.graph_add(
+        nodes=[{"kind": "fact", "text": "the release train leaves on thursday", "key": "train-2"}],
+        links=[{"from": "#0", "kind": "supersedes", "to": "key:train"}])
+    store.write("notes/train.md", b"release train checklist\n")
+
+    found = store.graph_search("release train", kinds=["fact"])
+    assert isinstance(found, vexfs.SearchResult)
+    assert [h.node for h in found] == [wrote.nodes[0]]
+    assert found[0].path == "" and "thursday" in found[0].snippet
+    assert found.unindexed_nodes == 0
+    assert found.to_dict()["hits"][0]["node"] == wrote.nodes[0]
+
+    older = store.graph_node("key:train", all=True).id
+    assert {h.node for h in store.graph_search("release train", all=True)} == {older, wrote.nodes[0]}
+    assert [h.node for h in store.graph_search("release train", at="before")] == [older]
+    assert [h.node for h in store.graph_search("release train", properties={"team": "infra"}, all=True)] == [older]
+    assert store.graph_search("release train", thread="nowhere").hits == []
+
+    both = store.graph_search("release train", files=True, mode="hybrid")
+    assert "notes/train.md" in [h.path for h in both]
+    assert wrote.nodes[0] in [h.node for h in both]
+    # The files' own search never returns nodes.
+    assert all(h.node == "" for h in store.search("release train"))
+    with pytest.raises(vexfs.InvalidArgumentError):
+        store.graph_search("release train", mode="sideways")
