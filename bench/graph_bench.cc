@@ -2,7 +2,9 @@
 // (bench/sqlite_graph.h), in one run on one disk: inserts batched and one per
 // call (each durable: VexFS syncs every commit, SQLite runs WAL with
 // synchronous=FULL and checks foreign keys), neighbour queries at depth 1 and
-// 2, bytes per node and edge; then, at each of --sizes, a snapshot and a diff
+// 2, node-text search (BM25: the index over every text, then k = 10 queries;
+// SQLite with FTS5), bytes per node and edge; then, at each of --sizes, a
+// snapshot and a diff
 // after --changes changes, which should cost the same whatever the graph's
 // size. SQLite has no snapshot or diff: copying the database (VACUUM INTO) and
 // comparing two copies (EXCEPT) is its nearest, measured beside them.
@@ -28,6 +30,7 @@ struct Options {
   size_t edges_per_node = 3;
   size_t one_per_call = 1000;
   size_t queries = 2000;
+  size_t search_queries = 200;
   std::vector<size_t> sizes = {10000, 100000, 1000000};
   size_t changes = 10;
   int reps = 5;
@@ -215,6 +218,55 @@ void MeasureNeighbors(Pair& p, const Options& o, Table* table) {
   }
 }
 
+// Node texts made searchable (VexFS: the drain that indexes them; SQLite: an
+// FTS5 table filled from the node table), then queries for one fact's words,
+// the k = 10 best by BM25 in both. The first VexFS query lists the graph's
+// nodes (later ones find that list cached until the next commit).
+void MeasureSearch(Pair& p, const Options& o, Table* table) {
+  Progress("search: indexing " + std::to_string(p.nodes) + " node texts");
+  double start = NowSeconds();
+  Check(p.db->WaitIndexed(), "index node texts");
+  double vexfs_index = NowSeconds() - start;
+  start = NowSeconds();
+  p.sqlite->BuildTextIndex();
+  double sqlite_index = NowSeconds() - start;
+  table->AddRow({"index node texts (s)", Fixed(vexfs_index, 2), Fixed(sqlite_index, 2),
+                 Ratio(sqlite_index, vexfs_index)});
+  Progress("search: " + std::to_string(o.search_queries) + " queries");
+  std::vector<double> vexfs, sqlite;
+  double first = 0;
+  size_t agree = 0;
+  Rng rng(7);
+  for (size_t q = 0; q < o.search_queries; ++q) {
+    size_t i = rng.Next() % p.nodes;
+    std::string number = std::to_string(i), service = std::to_string(i % 97);
+    SearchRequest request;
+    request.query = "fact " + number + " service " + service;
+    request.mode = SearchMode::kLexical;
+    double t0 = NowSeconds();
+    SearchResult found = CheckValue(p.db->SearchGraph(request, {}), "graph search");
+    (q == 0 ? first : vexfs.emplace_back()) = NowSeconds() - t0;
+    t0 = NowSeconds();
+    auto ids = p.sqlite->SearchText("fact OR " + number + " OR service OR " + service, 10);
+    sqlite.push_back(NowSeconds() - t0);
+    // Both should rank the fact with these words first.
+    std::string want = NodeId("n", i).ToHex();
+    bool vexfs_right = !found.hits.empty() && found.hits[0].document == want;
+    bool sqlite_right = !ids.empty() && ids[0] == std::string(NodeId("n", i).AsBytes());
+    agree += vexfs_right && sqlite_right;
+  }
+  table->AddRow({"graph search, first after a commit", Millis(first), "", ""});
+  table->AddRow({"graph search p50", Millis(Median(vexfs)), Millis(Median(sqlite)),
+                 Ratio(Median(sqlite), Median(vexfs))});
+  table->AddRow({"graph search p99", Millis(Percentile(vexfs, 0.99)), Millis(Percentile(sqlite, 0.99)),
+                 Ratio(Percentile(sqlite, 0.99), Percentile(vexfs, 0.99))});
+  PrintJson({{"bench", "graph_search"}, {"nodes", p.nodes}, {"vexfs_index_s", vexfs_index},
+             {"sqlite_index_s", sqlite_index}, {"vexfs_first_ms", 1e3 * first},
+             {"vexfs_p50_ms", 1e3 * Median(vexfs)}, {"vexfs_p99_ms", 1e3 * Percentile(vexfs, 0.99)},
+             {"sqlite_p50_ms", 1e3 * Median(sqlite)}, {"sqlite_p99_ms", 1e3 * Percentile(sqlite, 0.99)},
+             {"both_top_hit_right", agree}, {"queries", o.search_queries}});
+}
+
 // `changes` changes: half new facts linked to existing nodes, half
 // invalidations of existing nodes, in one transaction of each engine.
 void Change(Pair& p, size_t changes, size_t round) {
@@ -288,6 +340,7 @@ int Run(const Options& o) {
     Pair main = Open(dir, o.nodes, !o.no_sync);
     MeasureInserts(main, o, &ops);
     MeasureNeighbors(main, o, &ops);
+    MeasureSearch(main, o, &ops);
     MeasureOnePerCall(main, o, &ops);
     by_size[o.nodes] = std::move(main);
   }
@@ -319,6 +372,7 @@ int main(int argc, char** argv) {
   app.add_option("--edges-per-node", o.edges_per_node, "Edges per node");
   app.add_option("--one-per-call", o.one_per_call, "Nodes, then edges, written one per call");
   app.add_option("--queries", o.queries, "Neighbour queries per depth");
+  app.add_option("--search-queries", o.search_queries, "Graph searches (the first is timed apart)");
   app.add_option("--sizes", o.sizes, "Graph sizes (nodes) for snapshot and diff")->delimiter(',');
   app.add_option("--changes", o.changes, "Changes before each snapshot");
   app.add_option("--reps", o.reps, "Snapshots (and diffs) per size");

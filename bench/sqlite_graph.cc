@@ -175,6 +175,25 @@ size_t SqliteGraph::DiffWith(const std::string& path) {
   return n;
 }
 
+void SqliteGraph::BuildTextIndex() {
+  Exec("CREATE VIRTUAL TABLE node_text USING fts5(id UNINDEXED, text)");
+  Exec("INSERT INTO node_text(id, text) SELECT id, text FROM nodes");
+}
+
+std::vector<std::string> SqliteGraph::SearchText(const std::string& match, int k) {
+  sqlite3_stmt* st =
+      Prepare("SELECT id FROM node_text WHERE node_text MATCH ?1 ORDER BY bm25(node_text) LIMIT ?2");
+  sqlite3_bind_text(st, 1, match.data(), static_cast<int>(match.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_int(st, 2, k);
+  std::vector<std::string> ids;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const void* blob = sqlite3_column_blob(st, 0);
+    ids.emplace_back(static_cast<const char*>(blob), static_cast<size_t>(sqlite3_column_bytes(st, 0)));
+  }
+  sqlite3_finalize(st);
+  return ids;
+}
+
 uint64_t SqliteGraph::Bytes() {
   Exec("PRAGMA wal_checkpoint(TRUNCATE)");
   struct stat st {};

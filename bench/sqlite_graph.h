@@ -43,6 +43,11 @@ class SqliteGraph {
   void CopyTo(const std::string& path);
   // Rows that differ between this database and the copy at `path` (the diff's).
   size_t DiffWith(const std::string& path);
+  // Builds a full-text index (FTS5, BM25) over the node texts, as a SQLite
+  // agent memory searches them.
+  void BuildTextIndex();
+  // The ids of the `k` best nodes for the FTS5 query `match`, best first.
+  std::vector<std::string> SearchText(const std::string& match, int k);
   // Bytes of the database once its log is checkpointed.
   uint64_t Bytes();
 

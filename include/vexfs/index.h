@@ -114,6 +114,9 @@ struct SearchRequest {
   // The view's files take part (off: only `documents` are ranked).
   bool files = true;
   std::vector<SearchDocument> documents;
+  // Names `documents` for the index's catalog cache, where the caller knows
+  // that equal names mean equal documents ("": a digest of them is taken).
+  std::string documents_key;
   // A document's text by key, for its snippet (null: hits have none). Files'
   // filters (under, where, modified_*) do not apply to documents.
   std::function<Result<std::string>(const std::string& key)> read_document;

@@ -19,6 +19,7 @@ struct Db::Rep {
   std::mutex index_mu;
   std::unique_ptr<Index> index;  // guarded by index_mu until set; never reset
   std::unique_ptr<db::BackgroundIndexer> indexer;
+  db::NodeDocumentsCache node_selections;
 
   Result<Index*> OpenIndex() {
     std::lock_guard<std::mutex> lock(index_mu);
@@ -149,8 +150,15 @@ Result<SearchResult> Db::SearchGraph(const SearchRequest& request, const NodeSea
   if (wait && !read_only()) VEXFS_RETURN_IF_ERROR(rep_->Drain(index, nullptr, nullptr));
   SearchRequest scoped = request;
   if (scoped.snapshot.empty() && scoped.branch.empty()) scoped.branch = branch();
-  scoped.documents.clear();
-  VEXFS_RETURN_IF_ERROR(db::AddNodeDocuments(graph(), nodes, &scoped));
+  // Taken before the graph is read: a commit after it makes a new key.
+  std::string key = db::NodeSelectionKey(scoped, nodes, store().LastCommitId());
+  std::shared_ptr<const db::NodeDocuments> selected = rep_->node_selections.Find(key);
+  if (!selected) {
+    VEXFS_ASSIGN_OR_RETURN(db::NodeDocuments built, db::SelectNodes(graph(), scoped, nodes));
+    selected = std::make_shared<const db::NodeDocuments>(std::move(built));
+    rep_->node_selections.Insert(key, selected);
+  }
+  db::UseNodeDocuments(std::move(selected), nodes, &scoped);
   return index->Search(scoped);
 }
 

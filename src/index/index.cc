@@ -309,13 +309,15 @@ Result<std::vector<float>> IndexImpl::QueryVector(const SearchRequest& request,
 // Names a request's documents in the catalog cache: a digest of every key and
 // text id, in order, and whether files take part.
 std::string DocumentsCacheKey(const SearchRequest& request) {
+  std::string files = request.files ? ":d+" : ":d-";
+  if (!request.documents_key.empty()) return files + "k" + request.documents_key;
   Sha256 digest;
   for (const SearchDocument& d : request.documents) {
     digest.Update(std::to_string(d.key.size()) + ":");
     digest.Update(d.key);
     digest.Update(d.text.AsBytes());
   }
-  return std::string(request.files ? ":d+" : ":d-") + digest.Finish().ToHex();
+  return files + digest.Finish().ToHex();
 }
 
 Result<std::shared_ptr<const ViewCatalog>> IndexImpl::Catalog(const SearchRequest& request,

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "test_util.h"
 #include "vexfs/db.h"
@@ -162,6 +164,17 @@ TEST_F(GraphSearchTest, ASupersededFactIsLeftOutUnlessAsked) {
   SearchResult past = Search("staging database postgres", then);
   EXPECT_TRUE(Has(past, old_fact));
   EXPECT_FALSE(Has(past, new_fact));
+}
+
+// A repeated search reuses its node selection until the graph changes, but
+// not past the moment a node's valid time begins.
+TEST_F(GraphSearchTest, ANodeBecomesFindableWhenItsValidTimeBegins) {
+  GraphId later = Add(NodeSpec{.kind = node_kind::kFact, .text = "the embargo lifts at noon",
+                               .valid_from = NowNs() + 300'000'000});
+  EXPECT_FALSE(Has(Search("embargo lifts"), later));
+  EXPECT_FALSE(Has(Search("embargo lifts"), later));  // the cached selection
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  EXPECT_TRUE(Has(Search("embargo lifts"), later));
 }
 
 TEST_F(GraphSearchTest, SearchesTheGraphOfASnapshot) {
