@@ -224,14 +224,24 @@ void MeasureNeighbors(Pair& p, const Options& o, Table* table) {
 // nodes (later ones find that list cached until the next commit).
 void MeasureSearch(Pair& p, const Options& o, Table* table) {
   Progress("search: indexing " + std::to_string(p.nodes) + " node texts");
+  // The drain (a search that waits: passages, vectors, the lexical log), then
+  // the builds searches use (the Xapian checkpoint, the HNSW graph).
+  SearchRequest probe;
+  probe.query = "fact";
+  probe.mode = SearchMode::kLexical;
   double start = NowSeconds();
-  Check(p.db->WaitIndexed(), "index node texts");
-  double vexfs_index = NowSeconds() - start;
+  CheckValue(p.db->Search(probe, /*wait=*/true), "drain node texts");
+  double vexfs_drain = NowSeconds() - start;
+  start = NowSeconds();
+  Check(p.db->WaitIndexed(), "build the search structures");
+  double vexfs_build = NowSeconds() - start;
+  double vexfs_index = vexfs_drain + vexfs_build;
   start = NowSeconds();
   p.sqlite->BuildTextIndex();
   double sqlite_index = NowSeconds() - start;
-  table->AddRow({"index node texts (s)", Fixed(vexfs_index, 2), Fixed(sqlite_index, 2),
-                 Ratio(sqlite_index, vexfs_index)});
+  table->AddRow({"index node texts: drain (s)", Fixed(vexfs_drain, 2), Fixed(sqlite_index, 2),
+                 Ratio(sqlite_index, vexfs_drain)});
+  table->AddRow({"index node texts: HNSW and Xapian builds (s)", Fixed(vexfs_build, 2), "", ""});
   Progress("search: " + std::to_string(o.search_queries) + " queries");
   std::vector<double> vexfs, sqlite;
   double first = 0;
@@ -261,6 +271,7 @@ void MeasureSearch(Pair& p, const Options& o, Table* table) {
   table->AddRow({"graph search p99", Millis(Percentile(vexfs, 0.99)), Millis(Percentile(sqlite, 0.99)),
                  Ratio(Percentile(sqlite, 0.99), Percentile(vexfs, 0.99))});
   PrintJson({{"bench", "graph_search"}, {"nodes", p.nodes}, {"vexfs_index_s", vexfs_index},
+             {"vexfs_drain_s", vexfs_drain}, {"vexfs_build_s", vexfs_build},
              {"sqlite_index_s", sqlite_index}, {"vexfs_first_ms", 1e3 * first},
              {"vexfs_p50_ms", 1e3 * Median(vexfs)}, {"vexfs_p99_ms", 1e3 * Percentile(vexfs, 0.99)},
              {"sqlite_p50_ms", 1e3 * Median(sqlite)}, {"sqlite_p99_ms", 1e3 * Percentile(sqlite, 0.99)},

@@ -33,6 +33,7 @@
 
 #include <array>
 #include <compare>
+#include <functional>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -325,6 +326,12 @@ class Graph {
   Result<std::optional<GraphEdge>> Edge(const GraphId& id, const GraphReadOptions& read = {});
   // Nodes matching `query`, in valid-time order (then record time, then id).
   Result<std::vector<GraphNode>> Nodes(const GraphQuery& query);
+  // The same nodes (query.limit aside) handed to `visit` one at a time, in no
+  // particular order and without collecting them, until it returns false: for
+  // a caller that filters or counts a large graph (vexfs::Db's graph search).
+  // `visit` may move from the node; it runs inside the read transaction, so
+  // it must not call into the store.
+  Status VisitNodes(const GraphQuery& query, const std::function<bool(GraphNode& node)>& visit);
   // The nodes reachable from query.start within query.depth edges.
   Result<Neighborhood> Neighbors(const NeighborQuery& query);
   // What changed from graph `from` to graph `to`: snapshot names or commit ids,

@@ -107,19 +107,19 @@ Result<NodeDocuments> SelectNodes(Graph& graph, const SearchRequest& request, co
     query.thread = nodes.thread;
     query.read = ReadOf(request, nodes);
     if (now_only) query.read.include_invalid = true;
-    VEXFS_ASSIGN_OR_RETURN(std::vector<GraphNode> found, graph.Nodes(query));
-    for (GraphNode& node : found) {
+    VEXFS_RETURN_IF_ERROR(graph.VisitNodes(query, [&](GraphNode& node) {
       if (now_only) {
         const GraphTimes& t = node.times;
         if (t.valid_from > now) out.expires_at = std::min(out.expires_at, t.valid_from);
         if (t.valid_to > now) out.expires_at = std::min(out.expires_at, t.valid_to);
-        if (!(t.valid_from <= now && now < t.valid_to)) continue;
+        if (!(t.valid_from <= now && now < t.valid_to)) return true;
       }
-      if (node.text.empty() || !PropertiesMatch(node.properties, nodes.properties)) continue;
+      if (node.text.empty() || !PropertiesMatch(node.properties, nodes.properties)) return true;
       std::string key = node.id.ToHex();
       auto [it, inserted] = out.texts.try_emplace(key, std::move(node.text));
       if (inserted) out.documents.push_back({key, SearchTextId(it->second)});
-    }
+      return true;
+    }));
   }
   return out;
 }

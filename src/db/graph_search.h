@@ -20,8 +20,10 @@
 
 namespace vexfs::db {
 
-// Texts per Index::IndexTexts call: one drain batch's worth.
-inline constexpr size_t kTextsPerDrain = 64;
+// Texts per Index::IndexTexts call: each call ends with one commit that
+// releases them (and the index commits once per batch of as many), so a bulk
+// of texts costs a few hundred commits, not one per 64 texts.
+inline constexpr size_t kTextsPerDrain = 1024;
 
 // Indexes every node text the graph has queued and releases it, until the
 // queue is empty or `stop` says so. `progress` gets (texts done, texts done +

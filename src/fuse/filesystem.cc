@@ -33,7 +33,7 @@ Filesystem::Filesystem(Store* store, Index* index, const FilesystemOptions& opti
       options_(options),
       branch_(tree->branch()),
       tree_(std::move(tree)),
-      virtual_tree_(std::make_unique<VirtualTree>(store, index, tree_->branch())),
+      virtual_tree_(std::make_unique<VirtualTree>(store, index, options.graph, tree_->branch())),
       open_files_(&buffer_context_) {
   buffer_context_.file_buffer_limit = options_.file_buffer_limit;
   buffer_context_.total_buffer_limit = options_.total_buffer_limit;

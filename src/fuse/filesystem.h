@@ -34,6 +34,7 @@
 #include "fuse/caller.h"
 #include "fuse/open_files.h"
 #include "fuse/write_behind.h"
+#include "vexfs/graph.h"
 #include "vexfs/index.h"
 #include "vexfs/store.h"
 
@@ -80,6 +81,8 @@ struct FilesystemOptions {
   // WriteOutAged, about once a second): a file kept open still reaches other
   // processes, the index and the disk.
   std::chrono::milliseconds max_buffer_age{5000};
+  // The memory graph `.vexfs/graph/` shows (null: no such view).
+  Graph* graph = nullptr;
 };
 
 inline constexpr uint64_t kVirtualInoBit = uint64_t{1} << 63;

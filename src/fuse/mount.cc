@@ -147,6 +147,7 @@ Status Serve(const MountOptions& o, const std::function<void(const Status&)>& re
   if (!index.ok()) return fail(index.status());
   FilesystemOptions fs_options;
   fs_options.branch = o.branch;
+  fs_options.graph = &(*db)->graph();
   std::unique_ptr<MountLock> lock;
   if (!o.read_only) {
     auto tree = store->Tree(o.branch);

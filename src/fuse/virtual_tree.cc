@@ -17,6 +17,9 @@ constexpr uint64_t kVexfsIno = kVirtualInoBit | 1;
 constexpr uint64_t kStatusIno = kVirtualInoBit | 2;
 constexpr uint64_t kSearchIno = kVirtualInoBit | 3;
 constexpr uint64_t kSnapshotsIno = kVirtualInoBit | 4;
+constexpr uint64_t kGraphIno = kVirtualInoBit | 5;
+constexpr uint64_t kByKindIno = kVirtualInoBit | 6;
+constexpr uint64_t kByThreadIno = kVirtualInoBit | 7;
 constexpr uint64_t kHashedInoBit = uint64_t{1} << 62;
 // A query's results are reused while nothing was committed since it ran, and,
 // unless the mount's indexer has indexed something since, for at least this long:
@@ -32,6 +35,13 @@ std::string SnapshotKey(std::string_view snapshot, std::string_view path) {
 }
 std::string ChildKey(uint64_t parent, std::string_view name) {
   return "c" + std::to_string(parent) + '\0' + std::string(name);
+}
+char GroupingChar(GraphGrouping g) { return g == GraphGrouping::kKind ? 'k' : 't'; }
+std::string GraphSetKey(GraphGrouping g, std::string_view dir) {
+  return "g" + std::string(1, GroupingChar(g)) + std::string(dir);
+}
+std::string GraphFileKey(GraphGrouping g, std::string_view dir, std::string_view file) {
+  return "n" + std::string(1, GroupingChar(g)) + std::string(dir) + '\0' + std::string(file);
 }
 
 uint64_t InoOf(const std::string& key) {
@@ -73,7 +83,7 @@ struct VirtualTree::Query {
 };
 
 struct VirtualTree::Node {
-  enum class Kind { kQueryDir, kResults, kLink, kSnapshot } kind;
+  enum class Kind { kQueryDir, kResults, kLink, kSnapshot, kGraphSet, kGraphFile } kind;
   uint64_t ino = 0;
   uint64_t lookups = 0;
   std::shared_ptr<const Query> query;  // kQueryDir; for the others, as last seen
@@ -82,10 +92,14 @@ struct VirtualTree::Node {
   std::string snapshot;                // kSnapshot
   std::shared_ptr<SnapshotView> view;
   std::string path;
+  GraphGrouping grouping = GraphGrouping::kKind;  // kGraphSet, kGraphFile
+  std::string group;                             // kGraphFile: its set's directory name
 };
 
-VirtualTree::VirtualTree(Store* store, Index* index, std::string branch)
-    : store_(store), index_(index), branch_(std::move(branch)), mounted_at_(NowNs()) {}
+VirtualTree::VirtualTree(Store* store, Index* index, Graph* graph, std::string branch)
+    : store_(store), index_(index), branch_(std::move(branch)), mounted_at_(NowNs()) {
+  if (graph != nullptr) graph_.emplace(graph, branch_);
+}
 
 VirtualTree::~VirtualTree() = default;
 
@@ -182,7 +196,11 @@ Result<Attributes> VirtualTree::Lookup(uint64_t parent, std::string_view name) {
     if (name == "snapshots") {
       return SyntheticAttr(kSnapshotsIno, FileType::kDirectory, 0, mounted_at_);
     }
+    if (name == "graph" && graph_) return SyntheticAttr(kGraphIno, FileType::kDirectory, 0, mounted_at_);
     return Status::NotFound("'" + std::string(name) + "' is not in .vexfs/");
+  }
+  if (parent == kGraphIno || parent == kByKindIno || parent == kByThreadIno) {
+    return LookupInGraph(parent, name);
   }
   if (parent == kSearchIno) {
     // A query looked up again after a commit runs again: new files become findable.
@@ -196,6 +214,7 @@ Result<Attributes> VirtualTree::Lookup(uint64_t parent, std::string_view name) {
   }
   VEXFS_ASSIGN_OR_RETURN(std::shared_ptr<Node> dir, Find(parent));
   if (dir->kind == Node::Kind::kQueryDir) return LookupInQuery(*dir, name);
+  if (dir->kind == Node::Kind::kGraphSet) return LookupGraphFile(*dir, name);
   if (dir->kind != Node::Kind::kSnapshot) return Status::NotDirectory("not a directory");
   std::string path = JoinPath(dir->path, name);
   return Remember(SnapshotKey(dir->snapshot, path), [&]() -> Result<std::shared_ptr<Node>> {
@@ -205,6 +224,38 @@ Result<Attributes> VirtualTree::Lookup(uint64_t parent, std::string_view name) {
     node->snapshot = dir->snapshot;
     node->view = dir->view;
     node->path = path;
+    return node;
+  });
+}
+
+Result<Attributes> VirtualTree::LookupInGraph(uint64_t parent, std::string_view name) {
+  if (!graph_) return Status::NotFound("this mount shows no graph");
+  if (parent == kGraphIno) {
+    if (name == kByKindName) return SyntheticAttr(kByKindIno, FileType::kDirectory, 0, mounted_at_);
+    if (name == kByThreadName) return SyntheticAttr(kByThreadIno, FileType::kDirectory, 0, mounted_at_);
+    return Status::NotFound("'" + std::string(name) + "' is not in .vexfs/graph/");
+  }
+  GraphGrouping grouping = parent == kByKindIno ? GraphGrouping::kKind : GraphGrouping::kThread;
+  VEXFS_ASSIGN_OR_RETURN(bool exists, graph_->HasGroup(grouping, name));
+  if (!exists) return Status::NotFound("no node is grouped under '" + std::string(name) + "'");
+  return Remember(GraphSetKey(grouping, name), [&]() -> Result<std::shared_ptr<Node>> {
+    auto node = std::make_shared<Node>();
+    node->kind = Node::Kind::kGraphSet;
+    node->grouping = grouping;
+    node->name = std::string(name);
+    return node;
+  });
+}
+
+Result<Attributes> VirtualTree::LookupGraphFile(const Node& set, std::string_view name) {
+  VEXFS_ASSIGN_OR_RETURN(auto text, graph_->NodeText(set.grouping, set.name, name));
+  if (!text) return Status::NotFound("'" + std::string(name) + "' is not a node of this group");
+  return Remember(GraphFileKey(set.grouping, set.name, name), [&]() -> Result<std::shared_ptr<Node>> {
+    auto node = std::make_shared<Node>();
+    node->kind = Node::Kind::kGraphFile;
+    node->grouping = set.grouping;
+    node->group = set.name;
+    node->name = std::string(name);
     return node;
   });
 }
@@ -264,6 +315,12 @@ Result<Attributes> VirtualTree::GetAttr(uint64_t ino) {
       return Lookup(kVexfsIno, "search");
     case kSnapshotsIno:
       return Lookup(kVexfsIno, "snapshots");
+    case kGraphIno:
+      return Lookup(kVexfsIno, "graph");
+    case kByKindIno:
+      return Lookup(kGraphIno, kByKindName);
+    case kByThreadIno:
+      return Lookup(kGraphIno, kByThreadName);
     default:
       break;
   }
@@ -300,6 +357,13 @@ Result<Attributes> VirtualTree::AttrOf(const Node& node) {
       attr.mode &= ~0222u;  // a snapshot cannot change
       return attr;
     }
+    case Node::Kind::kGraphSet:
+      return SyntheticAttr(node.ino, FileType::kDirectory, 0, NowNs());
+    case Node::Kind::kGraphFile: {
+      VEXFS_ASSIGN_OR_RETURN(auto text, graph_->NodeText(node.grouping, node.group, node.name));
+      if (!text) return Status::NotFound("node '" + node.name + "' is no longer in this group");
+      return SyntheticAttr(node.ino, FileType::kRegular, text->size(), NowNs());
+    }
   }
   return Status::Corruption("unknown .vexfs node");
 }
@@ -307,10 +371,13 @@ Result<Attributes> VirtualTree::AttrOf(const Node& node) {
 Result<std::vector<DirItem>> VirtualTree::List(uint64_t ino) {
   std::vector<DirItem> items;
   if (ino == kVexfsIno) {
-    return std::vector<DirItem>{{"search", kSearchIno, FileType::kDirectory},
-                                {"snapshots", kSnapshotsIno, FileType::kDirectory},
-                                {"status", kStatusIno, FileType::kRegular}};
+    items = {{"search", kSearchIno, FileType::kDirectory},
+             {"snapshots", kSnapshotsIno, FileType::kDirectory},
+             {"status", kStatusIno, FileType::kRegular}};
+    if (graph_) items.push_back({"graph", kGraphIno, FileType::kDirectory});
+    return items;
   }
+  if (ino == kGraphIno || ino == kByKindIno || ino == kByThreadIno) return ListGraph(ino);
   if (ino == kSearchIno) return items;  // queries are looked up by name, not listed
   if (ino == kSnapshotsIno) {
     VEXFS_ASSIGN_OR_RETURN(auto snapshots, store_->ListSnapshots());
@@ -322,6 +389,14 @@ Result<std::vector<DirItem>> VirtualTree::List(uint64_t ino) {
     return items;
   }
   VEXFS_ASSIGN_OR_RETURN(std::shared_ptr<Node> node, Find(ino));
+  if (node->kind == Node::Kind::kGraphSet) {
+    VEXFS_ASSIGN_OR_RETURN(auto files, graph_->NodeFiles(node->grouping, node->name));
+    for (std::string& f : files) {
+      uint64_t child = InoOf(GraphFileKey(node->grouping, node->name, f));
+      items.push_back({std::move(f), child, FileType::kRegular});
+    }
+    return items;
+  }
   if (node->kind == Node::Kind::kQueryDir) {
     VEXFS_RETURN_IF_ERROR(Refresh(*node));
     std::shared_ptr<const Query> query;
@@ -341,6 +416,22 @@ Result<std::vector<DirItem>> VirtualTree::List(uint64_t ino) {
   for (const DirEntry& e : entries) {
     items.push_back(
         {e.name, InoOf(SnapshotKey(node->snapshot, JoinPath(node->path, e.name))), e.attr.type});
+  }
+  return items;
+}
+
+Result<std::vector<DirItem>> VirtualTree::ListGraph(uint64_t ino) {
+  if (!graph_) return Status::NotFound("this mount shows no graph");
+  if (ino == kGraphIno) {
+    return std::vector<DirItem>{{std::string(kByKindName), kByKindIno, FileType::kDirectory},
+                                {std::string(kByThreadName), kByThreadIno, FileType::kDirectory}};
+  }
+  GraphGrouping grouping = ino == kByKindIno ? GraphGrouping::kKind : GraphGrouping::kThread;
+  VEXFS_ASSIGN_OR_RETURN(auto groups, graph_->Groups(grouping));
+  std::vector<DirItem> items;
+  for (std::string& g : groups) {
+    uint64_t child = InoOf(GraphSetKey(grouping, g));
+    items.push_back({std::move(g), child, FileType::kDirectory});
   }
   return items;
 }
@@ -365,6 +456,11 @@ Result<std::optional<std::string>> VirtualTree::Generate(uint64_t ino) {
   }
   if (!(ino & kHashedInoBit)) return std::optional<std::string>();
   VEXFS_ASSIGN_OR_RETURN(std::shared_ptr<Node> node, Find(ino));
+  if (node->kind == Node::Kind::kGraphFile) {
+    VEXFS_ASSIGN_OR_RETURN(auto text, graph_->NodeText(node->grouping, node->group, node->name));
+    if (!text) return Status::NotFound("node '" + node->name + "' is no longer in this group");
+    return text;
+  }
   if (node->kind != Node::Kind::kResults) return std::optional<std::string>();
   std::lock_guard lock(mu_);
   auto parent = nodes_.find(node->parent);

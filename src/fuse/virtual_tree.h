@@ -4,11 +4,13 @@
 //   .vexfs/search/<query>/         one symlink per hit, "01-name" -> the file, and
 //                                  results.jsonl (rank, path, score, range, snippet)
 //   .vexfs/snapshots/<name>/...    any snapshot, files and directories as they were
+//   .vexfs/graph/by-kind/<kind>/<id>.json, .vexfs/graph/by-thread/<thread>/<id>.json
+//                                  the memory graph's nodes (graph_view.h)
 //
 // `.vexfs` is found by name but not listed in the root (like ZFS's hidden .zfs),
 // so find, du and cp -r of the mount do not walk every snapshot.
 //
-// Inode numbers: the four fixed nodes have small numbers; every other node's
+// Inode numbers: the seven fixed nodes have small numbers; every other node's
 // number is a hash of what it shows (query, snapshot and path), so the same node
 // always has the same number. A node lives while the kernel holds a lookup on it.
 // Searches run when a query directory is looked up, and again at a later lookup
@@ -27,6 +29,8 @@
 #include <vector>
 
 #include "fuse/filesystem.h"
+#include "fuse/graph_view.h"
+#include "vexfs/graph.h"
 #include "vexfs/index.h"
 #include "vexfs/store.h"
 
@@ -34,7 +38,8 @@ namespace vexfs::fuse {
 
 class VirtualTree {
  public:
-  VirtualTree(Store* store, Index* index, std::string branch);
+  // `index` and `graph` may be null: then there is no search (graph) view.
+  VirtualTree(Store* store, Index* index, Graph* graph, std::string branch);
   ~VirtualTree();
 
   // Attributes of `.vexfs` itself (the root's hidden entry).
@@ -63,12 +68,16 @@ class VirtualTree {
   Result<std::shared_ptr<Node>> MakeSnapshotNode(const std::string& snapshot,
                                                  const std::string& path);
   Result<Attributes> LookupInQuery(Node& query, std::string_view name);
+  Result<Attributes> LookupInGraph(uint64_t parent, std::string_view name);
+  Result<Attributes> LookupGraphFile(const Node& set, std::string_view name);
+  Result<std::vector<DirItem>> ListGraph(uint64_t ino);
   // Runs `dir`'s query again if something was committed since it last ran.
   Status Refresh(Node& dir);
   Result<std::string> StatusText();
 
   Store* store_;
   Index* index_;
+  std::optional<GraphView> graph_;
   std::string branch_;
   TimeNs mounted_at_;
   std::mutex mu_;

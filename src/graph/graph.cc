@@ -135,6 +135,11 @@ Result<std::vector<GraphNode>> Graph::Nodes(const GraphQuery& query) {
   return graph::QueryNodes(*scope->source, query, NowNs());
 }
 
+Status Graph::VisitNodes(const GraphQuery& query, const std::function<bool(GraphNode& node)>& visit) {
+  VEXFS_ASSIGN_OR_RETURN(auto scope, rep_->BeginRead(query.read));
+  return graph::VisitQueryNodes(*scope->source, query, NowNs(), visit);
+}
+
 Result<Neighborhood> Graph::Neighbors(const NeighborQuery& query) {
   VEXFS_ASSIGN_OR_RETURN(auto scope, rep_->BeginRead(query.read));
   return graph::QueryNeighbors(*scope->source, query, NowNs());

@@ -29,20 +29,6 @@ Result<std::optional<std::vector<GraphId>>> IndexedIds(const RecordSource& sourc
   return std::optional<std::vector<GraphId>>();
 }
 
-Result<std::vector<GraphNode>> AllNodes(const RecordSource& source) {
-  std::vector<GraphNode> nodes;
-  VEXFS_RETURN_IF_ERROR(source.Scan("", [&](std::string_view key, std::string_view value) -> Result<bool> {
-    RecordKey parsed;
-    VEXFS_RETURN_IF_ERROR(ParseRecordKey(key, &parsed));
-    if (parsed.type != RecordType::kNode) return true;
-    GraphNode node;
-    VEXFS_RETURN_IF_ERROR(DecodeNode(parsed.owner, value, &node));
-    nodes.push_back(std::move(node));
-    return true;
-  }));
-  return nodes;
-}
-
 // Walks one node's edges in one direction: each visible edge and its far end.
 class NeighborWalk {
  public:
@@ -157,23 +143,39 @@ Result<std::optional<GraphEdge>> ReadEdge(const RecordSource& source, const Grap
   return std::optional<GraphEdge>(std::move(edge));
 }
 
-Result<std::vector<GraphNode>> QueryNodes(const RecordSource& source, const GraphQuery& q,
-                                          TimeNs now) {
-  std::vector<GraphNode> candidates;
+Status VisitQueryNodes(const RecordSource& source, const GraphQuery& q, TimeNs now,
+                       const NodeVisitor& visit) {
+  auto offer = [&](GraphNode& node) -> bool {
+    if (!Matches(node, q) || !Visible(node.times, q.read, now)) return true;
+    return visit(node);
+  };
   VEXFS_ASSIGN_OR_RETURN(auto ids, IndexedIds(source, q));
   if (ids) {
     for (const GraphId& id : *ids) {
       VEXFS_ASSIGN_OR_RETURN(auto node, ReadNode(source, id));
       if (!node) return Status::Corruption("graph: an index names node " + id.ToHex() + ", which is not stored");
-      candidates.push_back(std::move(*node));
+      if (!offer(*node)) break;
     }
-  } else {
-    VEXFS_ASSIGN_OR_RETURN(candidates, AllNodes(source));
+    return Status::Ok();
   }
+  GraphNode node;  // reused: a scan of a large graph allocates little
+  return source.Scan("", [&](std::string_view key, std::string_view value) -> Result<bool> {
+    // Edges outnumber nodes: skip them by their type byte before parsing.
+    if (key.size() > 16 && key[16] != static_cast<char>(RecordType::kNode)) return true;
+    RecordKey parsed;
+    VEXFS_RETURN_IF_ERROR(ParseRecordKey(key, &parsed));
+    VEXFS_RETURN_IF_ERROR(DecodeNode(parsed.owner, value, &node));
+    return offer(node);
+  });
+}
+
+Result<std::vector<GraphNode>> QueryNodes(const RecordSource& source, const GraphQuery& q,
+                                          TimeNs now) {
   std::vector<GraphNode> out;
-  for (GraphNode& node : candidates) {
-    if (Matches(node, q) && Visible(node.times, q.read, now)) out.push_back(std::move(node));
-  }
+  VEXFS_RETURN_IF_ERROR(VisitQueryNodes(source, q, now, [&](GraphNode& node) {
+    out.push_back(std::move(node));
+    return true;
+  }));
   std::sort(out.begin(), out.end(), Earlier);
   if (q.limit != 0 && out.size() > q.limit) out.resize(q.limit);
   return out;

@@ -5,6 +5,7 @@
 #ifndef VEXFS_GRAPH_QUERIES_H_
 #define VEXFS_GRAPH_QUERIES_H_
 
+#include <functional>
 #include <optional>
 
 #include "graph/record_source.h"
@@ -20,6 +21,11 @@ bool Visible(const GraphTimes& times, const GraphReadOptions& read, TimeNs now);
 Result<std::optional<GraphNode>> ReadNode(const RecordSource& source, const GraphId& id);
 Result<std::optional<GraphEdge>> ReadEdge(const RecordSource& source, const GraphId& id);
 
+// Each node `query` selects (its limit aside), in no order, until `visit`
+// returns false; the node may be moved from.
+using NodeVisitor = std::function<bool(GraphNode& node)>;
+Status VisitQueryNodes(const RecordSource& source, const GraphQuery& query, TimeNs now,
+                       const NodeVisitor& visit);
 Result<std::vector<GraphNode>> QueryNodes(const RecordSource& source, const GraphQuery& query,
                                           TimeNs now);
 Result<Neighborhood> QueryNeighbors(const RecordSource& source, const NeighborQuery& query,

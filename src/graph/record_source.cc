@@ -33,12 +33,7 @@ Result<std::optional<std::string>> WorkingSource::Get(std::string_view key) cons
 }
 
 Status WorkingSource::Scan(std::string_view prefix, const RecordVisitor& visit) const {
-  VEXFS_ASSIGN_OR_RETURN(std::vector<Record> rows, graph_.ScanRecords(prefix));
-  for (const auto& [key, value] : rows) {
-    VEXFS_ASSIGN_OR_RETURN(bool more, visit(key, value));
-    if (!more) break;
-  }
-  return Status::Ok();
+  return graph_.VisitRecords(prefix, visit);
 }
 
 Result<std::optional<std::vector<GraphId>>> WorkingSource::IdsOfKind(std::string_view kind) const {

@@ -59,6 +59,21 @@ Result<std::vector<Record>> WorkingGraph::ScanRecords(std::string_view prefix) c
   return rows;
 }
 
+Status WorkingGraph::VisitRecords(
+    std::string_view prefix,
+    const std::function<Result<bool>(std::string_view, std::string_view)>& visit) const {
+  std::string full = prefix_ + std::string(prefix);
+  TableCursor cursor;
+  VEXFS_RETURN_IF_ERROR(cursor.Open(txn_, tables_.records));
+  VEXFS_ASSIGN_OR_RETURN(bool more, cursor.Seek(full));
+  while (more && cursor.key().starts_with(full)) {
+    VEXFS_ASSIGN_OR_RETURN(bool go_on, visit(cursor.key().substr(prefix_.size()), cursor.value()));
+    if (!go_on) break;
+    VEXFS_ASSIGN_OR_RETURN(more, cursor.Next());
+  }
+  return Status::Ok();
+}
+
 Result<std::optional<GraphNode>> WorkingGraph::GetNode(const GraphId& id) const {
   VEXFS_ASSIGN_OR_RETURN(auto value, GetRecord(NodeKey(id)));
   if (!value) return std::optional<GraphNode>();

@@ -16,6 +16,7 @@
 #ifndef VEXFS_GRAPH_WORKING_GRAPH_H_
 #define VEXFS_GRAPH_WORKING_GRAPH_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -66,6 +67,10 @@ class WorkingGraph {
   // Raw access for snapshots and queries: record keys here exclude the branch prefix.
   Result<std::optional<std::string>> GetRecord(std::string_view key) const;
   Result<std::vector<Record>> ScanRecords(std::string_view prefix) const;
+  // The same without copying: `visit` sees each key (branch prefix removed) and
+  // value in order while it returns true; the views last until it returns.
+  Status VisitRecords(std::string_view prefix,
+                      const std::function<Result<bool>(std::string_view, std::string_view)>& visit) const;
   Result<std::vector<std::string>> DirtyKeys() const;
   Status ClearDirty();
   Result<std::optional<ObjectId>> Base() const;

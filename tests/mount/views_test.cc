@@ -170,6 +170,43 @@ TEST_F(ViewsTest, StatusShowsBranchQueueAndLastSnapshot) {
   EXPECT_EQ(status["last_snapshot"]["message"], "hello");
 }
 
+// .vexfs/graph/ shows the working graph's nodes as JSON files, by kind and by
+// thread (percent-encoded), as valid now: what the CLI wrote, then invalidated.
+TEST_F(ViewsTest, GraphViewShowsNodesByKindAndThread) {
+  CommandResult fact = Cli({"graph", "add", "--kind", "fact", "--text", "standup at 9",
+                            "--thread", "ops/daily"});
+  ASSERT_TRUE(fact.ok()) << fact.err;
+  std::string id = fact.out.substr(0, fact.out.find('\n'));
+  ASSERT_TRUE(Cli({"graph", "add", "--kind", "turn", "--text", "hello"}).ok());
+
+  EXPECT_EQ(ListDir(P(".vexfs/graph")), (std::vector<std::string>{"by-kind", "by-thread"}));
+  EXPECT_EQ(ListDir(P(".vexfs/graph/by-kind")), (std::vector<std::string>{"fact", "turn"}));
+  EXPECT_EQ(ListDir(P(".vexfs/graph/by-thread")), std::vector<std::string>{"ops%2Fdaily"});
+  EXPECT_EQ(ListDir(P(".vexfs/graph/by-kind/fact")), std::vector<std::string>{id + ".json"});
+  for (std::string dir : {"by-kind/fact", "by-thread/ops%2Fdaily"}) {
+    auto node = nlohmann::json::parse(ReadPath(P(".vexfs/graph/" + dir + "/" + id + ".json")));
+    EXPECT_EQ(node["id"], id) << dir;
+    EXPECT_EQ(node["text"], "standup at 9") << dir;
+    EXPECT_EQ(node["thread"], "ops/daily") << dir;
+  }
+  CommandResult get = Cli({"graph", "get", id, "--json"});
+  ASSERT_TRUE(get.ok()) << get.err;
+  EXPECT_EQ(nlohmann::json::parse(ReadPath(P(".vexfs/graph/by-kind/fact/" + id + ".json"))),
+            nlohmann::json::parse(get.out));
+
+  // Read-only, and a node of another group, or none, is not there.
+  EXPECT_LT(::open(P(".vexfs/graph/by-kind/fact/new.json").c_str(), O_CREAT | O_WRONLY, 0644), 0);
+  EXPECT_EQ(ReadPath(P(".vexfs/graph/by-kind/turn/" + id + ".json")), "<No such file or directory>");
+  EXPECT_EQ(ReadPath(P(".vexfs/graph/by-kind/plan/x.json")), "<No such file or directory>");
+
+  ASSERT_TRUE(Cli({"graph", "invalidate", id}).ok());
+  auto start = Clock::now();
+  while (ListDir(P(".vexfs/graph/by-kind")) != std::vector<std::string>{"turn"}) {
+    ASSERT_LT(Clock::now() - start, std::chrono::seconds(2)) << "the invalidated fact still shows";
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 TEST_F(ViewsTest, CliChangesShowWithinASecond) {
   ASSERT_EQ(WritePath(P("seen.txt"), "before"), 0);
   struct stat st {};

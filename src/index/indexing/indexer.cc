@@ -235,6 +235,10 @@ Status Indexer::Drain(const ProgressFn& progress, const std::function<bool()>& s
   return Status::Ok();
 }
 
+// Texts are handed in, not queued: a batch holds as many as the bytes allow, so
+// a bulk of short node texts commits once per thousand, not once per 64.
+constexpr size_t kTextsPerBatch = 1024;
+
 Status Indexer::IndexTexts(const std::vector<std::pair<ObjectId, std::string>>& texts) {
   VEXFS_RETURN_IF_ERROR(EnsureModel().status());
   size_t next = 0;
@@ -244,7 +248,7 @@ Status Indexer::IndexTexts(const std::vector<std::pair<ObjectId, std::string>>& 
     {
       StoreTxn txn;
       VEXFS_RETURN_IF_ERROR(txn.Begin(store_, false));
-      while (next < texts.size() && batch.jobs.size() < options_.batch_entries &&
+      while (next < texts.size() && batch.jobs.size() < kTextsPerBatch &&
              batch.text_bytes() < options_.batch_text_bytes) {
         std::string_view text = texts[next].second;
         Job job;
