@@ -186,7 +186,7 @@ class Db {
   Result<SearchResult> SearchGraph(const SearchRequest& request, const NodeSearch& nodes,
                                    bool wait = false);
   // Chooses the text embedder (Index::SetEmbedder) and queues every file and
-  // every node text of the working graphs for it again.
+  // every node text (working graphs and snapshots') for it again.
   Status SetEmbedder(std::string_view spec);
   // Drains by this Db's index that indexed something (Index::IndexedVersion);
   // 0 before the index is opened.

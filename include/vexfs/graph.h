@@ -347,8 +347,8 @@ class Graph {
   Result<std::vector<PendingText>> PendingTexts(size_t limit, size_t max_bytes = 2 << 20);
   // Drops the texts of `keys` from the queue (those absent are ignored).
   Status ReleaseTexts(const std::vector<ObjectId>& keys);
-  // Queues again the texts of every node of every branch's working graph (a
-  // new embedder must see them all; snapshots' texts it finds by listing).
+  // Queues again the texts of every node of every branch's working graph and
+  // of every snapshot's graph: a new embedder must see them all.
   Status RequeueTexts();
 
  private:

@@ -3,6 +3,7 @@
 #include "vexfs/graph.h"
 
 #include <map>
+#include <set>
 
 #include "graph/batch_writer.h"
 #include "graph/graph_diff.h"
@@ -182,6 +183,24 @@ Status Graph::ReleaseTexts(const std::vector<ObjectId>& keys) {
   return txn.Commit();
 }
 
+namespace {
+
+// Every text of the graph `source` reads, queued in `txn`.
+Status QueueTextsOf(StoreTxn& txn, const Table& texts, const RecordSource& source) {
+  GraphQuery all;
+  all.read.include_invalid = true;
+  all.read.include_retired = true;
+  Status failed;
+  VEXFS_RETURN_IF_ERROR(graph::VisitQueryNodes(source, all, NowNs(), [&](GraphNode& node) {
+    if (node.text.empty()) return true;
+    failed = txn.Put(texts, graph::PendingTextKey(node.text), node.text);
+    return failed.ok();
+  }));
+  return failed;
+}
+
+}  // namespace
+
 Status Graph::RequeueTexts() {
   if (IsReadOnly(rep_->store)) return Status::ReadOnly("graph: the store is open read-only");
   StoreTxn txn;
@@ -191,18 +210,20 @@ Status Graph::RequeueTexts() {
   for (const BranchRef& branch : branches) {
     VEXFS_RETURN_IF_ERROR(txn.BeginOnBranch(rep_->store, /*write=*/true, branch.name));
     graph::WorkingGraph working(txn, rep_->tables);
-    VEXFS_ASSIGN_OR_RETURN(std::vector<graph::Record> records,
-                           working.ScanRecords(""));
-    for (const graph::Record& record : records) {
-      graph::RecordKey parsed;
-      VEXFS_RETURN_IF_ERROR(graph::ParseRecordKey(record.first, &parsed));
-      if (parsed.type != graph::RecordType::kNode) continue;
-      GraphNode node;
-      VEXFS_RETURN_IF_ERROR(graph::DecodeNode(parsed.owner, record.second, &node));
-      if (node.text.empty()) continue;
-      VEXFS_RETURN_IF_ERROR(
-          txn.Put(rep_->tables.texts, graph::PendingTextKey(node.text), node.text));
-    }
+    VEXFS_RETURN_IF_ERROR(QueueTextsOf(txn, rep_->tables.texts, graph::WorkingSource(working)));
+    VEXFS_RETURN_IF_ERROR(txn.Commit());
+  }
+  // Texts only a snapshot still holds, each distinct graph once.
+  VEXFS_ASSIGN_OR_RETURN(std::vector<CommitInfo> snapshots, rep_->store->ListSnapshots());
+  std::set<ObjectId> roots;
+  for (const CommitInfo& commit : snapshots) {
+    auto it = commit.roots.find(graph::kGraphRootName);
+    if (it != commit.roots.end()) roots.insert(it->second);
+  }
+  for (const ObjectId& root : roots) {
+    VEXFS_RETURN_IF_ERROR(txn.Begin(rep_->store, /*write=*/true));
+    VEXFS_ASSIGN_OR_RETURN(TrieRef top, Rep::TopOf(txn, root));
+    VEXFS_RETURN_IF_ERROR(QueueTextsOf(txn, rep_->tables.texts, graph::SnapshotSource(txn, top)));
     VEXFS_RETURN_IF_ERROR(txn.Commit());
   }
   return Status::Ok();

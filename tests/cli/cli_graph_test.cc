@@ -144,5 +144,57 @@ TEST_F(CliGraphTest, TranscriptsImportOnceAndExportAsTheyCameIn) {
                          {"was imported as anthropic"}));
 }
 
+// The whole round an agent makes: a transcript in, a snapshot, a fact
+// superseded and an action done, another snapshot; then the diff, the graph
+// as of either snapshot, and one search over files and nodes.
+TEST_F(CliGraphTest, ATranscriptSnapshottedChangedAndSearched) {
+  WriteLocalFile(Local("chat.jsonl"),
+                 "{\"role\":\"user\",\"content\":\"when is the deploy window?\"}\n"
+                 "{\"role\":\"assistant\",\"content\":\"the deploy window is tuesday\"}\n");
+  VexfsOk({"graph", "import", Local("chat.jsonl"), "--thread", "ops"});
+  std::string old_fact = Add({"--kind", "fact", "--text", "the deploy window is tuesday", "--key", "window"});
+  Add({"--kind", "pending_action", "--text", "announce the deploy window", "--key", "announce"});
+  PutText("runbook.md", "deploy window checklist: freeze, tag, roll out");
+  VexfsOk({"snapshot", "create", "s1"});
+
+  std::string new_fact = Add({"--kind", "fact", "--text", "the deploy window moved to thursday", "--key", "window-2"});
+  VexfsOk({"graph", "link", new_fact, "supersedes", old_fact});
+  VexfsOk({"graph", "action", "key:announce", "done"});
+  VexfsOk({"snapshot", "create", "s2"});
+
+  std::multiset<std::string> changes;
+  json diff = VexfsJson({"graph", "diff", "s1", "s2"});
+  for (const json& c : diff.at("changes")) changes.insert(c.at("change").get<std::string>());
+  EXPECT_EQ(changes.count("superseded"), 1u) << diff.dump();
+  EXPECT_EQ(changes.count("action"), 1u) << diff.dump();
+  EXPECT_EQ(Count({"graph", "list", "--kind", "fact", "--at", "s1"}), 1u);
+  EXPECT_EQ(VexfsJson({"graph", "get", "key:window", "--at", "s1"}).at("valid_to"), nullptr);
+  EXPECT_EQ(VexfsJson({"graph", "actions", "--state", "done", "--at", "s2"}).size(), 1u);
+
+  // One search over files and nodes: the runbook, the turns and the current fact.
+  json both = VexfsJson({"graph", "search", "deploy window", "--with-files", "--kind", "fact",
+                         "--kind", "turn"});
+  std::set<std::string> paths, nodes;
+  for (const json& hit : both.at("hits")) {
+    if (hit.contains("path")) paths.insert(hit.at("path").get<std::string>());
+    if (hit.contains("node")) nodes.insert(hit.at("node").get<std::string>());
+  }
+  EXPECT_EQ(paths, std::set<std::string>{"runbook.md"});
+  EXPECT_TRUE(nodes.count(new_fact));
+  EXPECT_FALSE(nodes.count(old_fact)) << "superseded: left out unless asked";
+  EXPECT_EQ(nodes.size(), 3u) << "the new fact and both turns";
+  json asked = VexfsJson({"graph", "search", "tuesday", "--kind", "fact", "--all"});
+  ASSERT_EQ(asked.at("hits").size(), 1u);
+  EXPECT_EQ(asked.at("hits")[0].at("node"), old_fact);
+  json then = VexfsJson({"graph", "search", "deploy window", "--kind", "fact", "--at", "s1"});
+  ASSERT_EQ(then.at("hits").size(), 1u);
+  EXPECT_EQ(then.at("hits")[0].at("node"), old_fact);
+  std::string text = VexfsOk({"search", "deploy window", "--graph"});
+  EXPECT_NE(text.find("runbook.md"), std::string::npos) << text;
+  EXPECT_NE(text.find("node " + new_fact), std::string::npos) << text;
+  EXPECT_TRUE(FailedWith(Vexfs({"graph", "search", "x", "--property", "novalue"}), 4, {"KEY=VALUE"}));
+  ExpectFsckClean();
+}
+
 }  // namespace
 }  // namespace vexfs::cli_test

@@ -219,11 +219,14 @@ TEST_F(GraphSearchTest, TextsWaitInTheQueueUntilIndexed) {
 
 TEST_F(GraphSearchTest, ANewEmbedderIndexesTheNodeTextsAgain) {
   GraphId fact = Add(Fact("the backup runs every night at two"));
+  GraphId moved = Add(Fact("the archive lives on the tape robot", "archive"));
+  ASSERT_TRUE(db_->store().CreateSnapshot("old", "", {}).ok());
+  Add(Fact("the archive lives in the cloud bucket", "archive"));  // only "old" keeps the tape
   ASSERT_TRUE(db_->WaitIndexed().ok());
   ASSERT_TRUE(db_->SetEmbedder("hash:64").ok());
   auto pending = db_->graph().PendingTexts(10);
   ASSERT_TRUE(pending.ok());
-  EXPECT_EQ(pending->size(), 1u);
+  EXPECT_EQ(pending->size(), 3u);  // two of the working graph, one only "old" holds
   // A Db opened now embeds with the new model, the node's text included.
   db_.reset();
   DbOptions options;
@@ -234,6 +237,10 @@ TEST_F(GraphSearchTest, ANewEmbedderIndexesTheNodeTextsAgain) {
   SearchResult result = Search("backup every night", {}, SearchMode::kDense);
   EXPECT_EQ(result.model, "hash-64");
   EXPECT_TRUE(Has(result, fact));
+  SearchResult old = Search("tape robot", {}, SearchMode::kDense, "old");
+  EXPECT_EQ(old.model, "hash-64");
+  EXPECT_EQ(old.unindexed_documents, 0u);
+  EXPECT_TRUE(Has(old, moved));
 }
 
 }  // namespace
