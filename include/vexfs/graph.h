@@ -354,6 +354,7 @@ class Graph {
  private:
   struct Rep;
   explicit Graph(std::unique_ptr<Rep> rep);
+  Status QueueTextsOnce();
   std::unique_ptr<Rep> rep_{};
 };
 

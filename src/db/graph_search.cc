@@ -2,6 +2,7 @@
 #include "db/graph_search.h"
 
 #include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <unordered_map>
@@ -36,9 +37,7 @@ GraphReadOptions ReadOf(const SearchRequest& request, const NodeSearch& nodes) {
 
 }  // namespace
 
-Status DrainGraphTexts(Graph& graph, Index& index, const std::function<bool()>& stop,
-                       const ProgressFn& progress) {
-  uint64_t done = 0;
+Status DrainGraphTexts(Graph& graph, Index& index, const std::function<bool()>& stop) {
   while (!stop || !stop()) {
     VEXFS_ASSIGN_OR_RETURN(std::vector<PendingText> pending, graph.PendingTexts(kTextsPerDrain));
     if (pending.empty()) break;
@@ -52,8 +51,6 @@ Status DrainGraphTexts(Graph& graph, Index& index, const std::function<bool()>& 
     // Indexed first, released after: a crash between indexes them again, which
     // finds their passages and costs a lookup each.
     VEXFS_RETURN_IF_ERROR(graph.ReleaseTexts(keys));
-    done += keys.size();
-    if (progress) progress(done, done + (keys.size() == kTextsPerDrain ? 1 : 0));
   }
   return Status::Ok();
 }

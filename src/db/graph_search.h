@@ -26,10 +26,9 @@ namespace vexfs::db {
 inline constexpr size_t kTextsPerDrain = 1024;
 
 // Indexes every node text the graph has queued and releases it, until the
-// queue is empty or `stop` says so. `progress` gets (texts done, texts done +
-// texts still queued in the last look).
-Status DrainGraphTexts(Graph& graph, Index& index, const std::function<bool()>& stop,
-                       const ProgressFn& progress = nullptr);
+// queue is empty or `stop` (checked between calls of kTextsPerDrain texts)
+// says so.
+Status DrainGraphTexts(Graph& graph, Index& index, const std::function<bool()>& stop);
 
 // The nodes a search selects, as documents, and their texts for snippets.
 struct NodeDocuments {

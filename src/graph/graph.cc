@@ -100,7 +100,27 @@ Result<std::unique_ptr<Graph>> Graph::Attach(Store* store) {
   Status attached = AttachExtension(store, std::make_shared<GraphExtension>(rep->tables));
   // Another thread attached it meanwhile: the tables are the same.
   if (!attached.ok() && attached.code() != StatusCode::kAlreadyExists) return attached;
-  return std::unique_ptr<Graph>(new Graph(std::move(rep)));
+  auto graph = std::unique_ptr<Graph>(new Graph(std::move(rep)));
+  VEXFS_RETURN_IF_ERROR(graph->QueueTextsOnce());
+  return graph;
+}
+
+// A graph written before its texts were queued for search (a store of an
+// earlier build) has every text queued once, on the first writable open; the
+// marker (the empty key of graph_texts) says it was done.
+Status Graph::QueueTextsOnce() {
+  if (IsReadOnly(rep_->store) || rep_->tables.texts.absent()) return Status::Ok();
+  {
+    StoreTxn txn;
+    VEXFS_RETURN_IF_ERROR(txn.Begin(rep_->store, /*write=*/false));
+    VEXFS_ASSIGN_OR_RETURN(auto marker, txn.Get(rep_->tables.texts, graph::kTextsQueuedMarker));
+    if (marker) return Status::Ok();
+  }
+  VEXFS_RETURN_IF_ERROR(RequeueTexts());
+  StoreTxn txn;
+  VEXFS_RETURN_IF_ERROR(txn.Begin(rep_->store, /*write=*/true));
+  VEXFS_RETURN_IF_ERROR(txn.Put(rep_->tables.texts, graph::kTextsQueuedMarker, "1"));
+  return txn.Commit();
 }
 
 Result<GraphWriteResult> Graph::Apply(const GraphBatch& batch, std::string_view branch) {
@@ -165,9 +185,11 @@ Result<std::vector<PendingText>> Graph::PendingTexts(size_t limit, size_t max_by
   size_t bytes = 0;
   VEXFS_ASSIGN_OR_RETURN(bool more, cursor.First());
   for (; more && out.size() < limit && bytes < max_bytes; ) {
-    if (cursor.key().size() != 32) return Status::Corruption("graph: a queued text's key is not 32 bytes");
-    out.push_back({ObjectId::FromBytes(cursor.key()), std::string(cursor.value())});
-    bytes += cursor.value().size();
+    if (cursor.key() != graph::kTextsQueuedMarker) {  // every other key is a text's hash
+      if (cursor.key().size() != 32) return Status::Corruption("graph: a queued text's key is not 32 bytes");
+      out.push_back({ObjectId::FromBytes(cursor.key()), std::string(cursor.value())});
+      bytes += cursor.value().size();
+    }
     VEXFS_ASSIGN_OR_RETURN(more, cursor.Next());
   }
   return out;

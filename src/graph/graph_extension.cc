@@ -124,7 +124,7 @@ Status GraphExtension::CheckQueuedTexts(const StoreTxn& txn, FsckReport* report)
   VEXFS_RETURN_IF_ERROR(cursor.Open(txn, tables_.texts));
   VEXFS_ASSIGN_OR_RETURN(bool more, cursor.First());
   while (more) {
-    if (cursor.key() != PendingTextKey(cursor.value())) {
+    if (cursor.key() != kTextsQueuedMarker && cursor.key() != PendingTextKey(cursor.value())) {
       report->problems.push_back("graph: a text queued for search does not match its hash");
     }
     VEXFS_ASSIGN_OR_RETURN(more, cursor.Next());

@@ -12,7 +12,8 @@
 //   graph_base     "" -> the snapshot root the dirty records are relative to
 // and one table shared by every branch:
 //   graph_texts    SHA-256 of a node text -> the text: texts written since the
-//                  search index last took them (Graph::PendingTexts)
+//                  search index last took them (Graph::PendingTexts); and
+//                  "m" -> "1" once the texts of an older store were queued
 #ifndef VEXFS_GRAPH_WORKING_GRAPH_H_
 #define VEXFS_GRAPH_WORKING_GRAPH_H_
 
@@ -39,6 +40,10 @@ struct GraphTables {
 
 // The graph_texts key of a node text: its SHA-256.
 std::string PendingTextKey(std::string_view text);
+// The graph_texts key (one byte, so never a text's hash) whose presence says
+// every text written before texts were queued has been queued too
+// (Graph::Attach does it once).
+inline constexpr std::string_view kTextsQueuedMarker = "m";
 
 // Registers the tables (RegisterTables: idempotent).
 Result<GraphTables> RegisterGraphTables(Store* store);

@@ -180,6 +180,9 @@ class IndexImpl {
   Result<SideRanking> SearchDense(const SearchRequest& request, size_t depth, View* view);
   Result<SideRanking> SearchLexical(const SearchRequest& request, size_t depth, View* view);
   Status RebuildModel(const ModelRecord& m, const ProgressFn& progress);
+  // The embedder drains use, made on first use; the caller holds index_mu_.
+  Result<Embedder*> IndexingEmbedder();
+  IndexerOptions IndexingOptions() const;
   std::string IndexDir() const { return store_->path() + "/index"; }
 
   Store* store_;
@@ -219,15 +222,24 @@ Result<IndexStatus> IndexImpl::GetStatus() {
   return status;
 }
 
-Status IndexImpl::Wait(const ProgressFn& progress, const std::function<bool()>& stop) {
+Result<Embedder*> IndexImpl::IndexingEmbedder() {
   // Indexing has its own embedder, so a long drain never holds up a query.
-  std::lock_guard lock(index_mu_);
   if (!index_embedder_) {
     VEXFS_ASSIGN_OR_RETURN(index_embedder_, MakeEmbedder(spec_));
   }
-  IndexerOptions indexer_options;
-  indexer_options.lexical = options_.lexical;
-  Indexer indexer(store_, index_embedder_.get(), indexer_options);
+  return index_embedder_.get();
+}
+
+IndexerOptions IndexImpl::IndexingOptions() const {
+  IndexerOptions options;
+  options.lexical = options_.lexical;
+  return options;
+}
+
+Status IndexImpl::Wait(const ProgressFn& progress, const std::function<bool()>& stop) {
+  std::lock_guard lock(index_mu_);
+  VEXFS_ASSIGN_OR_RETURN(Embedder * embedder, IndexingEmbedder());
+  Indexer indexer(store_, embedder, IndexingOptions());
   uint64_t handled = 0;
   auto never = [] { return false; };
   Status st = indexer.Drain(progress, stop ? stop : std::function<bool()>(never), &handled);
@@ -241,12 +253,8 @@ Status IndexImpl::IndexTexts(const std::vector<std::string>& texts) {
   named.reserve(texts.size());
   for (const std::string& text : texts) named.emplace_back(SearchTextId(text), text);
   std::lock_guard lock(index_mu_);
-  if (!index_embedder_) {
-    VEXFS_ASSIGN_OR_RETURN(index_embedder_, MakeEmbedder(spec_));
-  }
-  IndexerOptions indexer_options;
-  indexer_options.lexical = options_.lexical;
-  Indexer indexer(store_, index_embedder_.get(), indexer_options);
+  VEXFS_ASSIGN_OR_RETURN(Embedder * embedder, IndexingEmbedder());
+  Indexer indexer(store_, embedder, IndexingOptions());
   Status st = indexer.IndexTexts(named);
   ++indexed_version_;  // batches applied before an error count too
   return st;

@@ -11,6 +11,7 @@
 
 #include "test_util.h"
 #include "vexfs/db.h"
+#include "vexfs/extension.h"
 #include "vexfs/graph.h"
 
 namespace vexfs {
@@ -28,6 +29,16 @@ class GraphSearchTest : public ::testing::Test {
     auto db = Db::Create(dir_.path() + "/store", options);
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     db_ = std::move(*db);
+  }
+
+  // Closes the Db and opens it again (as a later process would).
+  void Reopen() {
+    db_.reset();
+    DbOptions options;
+    options.background_indexing = false;
+    auto reopened = Db::Open(dir_.path() + "/store", options);
+    ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+    db_ = std::move(*reopened);
   }
 
   GraphId Add(NodeSpec spec) {
@@ -228,12 +239,7 @@ TEST_F(GraphSearchTest, ANewEmbedderIndexesTheNodeTextsAgain) {
   ASSERT_TRUE(pending.ok());
   EXPECT_EQ(pending->size(), 3u);  // two of the working graph, one only "old" holds
   // A Db opened now embeds with the new model, the node's text included.
-  db_.reset();
-  DbOptions options;
-  options.background_indexing = false;
-  auto reopened = Db::Open(dir_.path() + "/store", options);
-  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
-  db_ = std::move(*reopened);
+  ASSERT_NO_FATAL_FAILURE(Reopen());
   SearchResult result = Search("backup every night", {}, SearchMode::kDense);
   EXPECT_EQ(result.model, "hash-64");
   EXPECT_TRUE(Has(result, fact));
@@ -241,6 +247,50 @@ TEST_F(GraphSearchTest, ANewEmbedderIndexesTheNodeTextsAgain) {
   EXPECT_EQ(old.model, "hash-64");
   EXPECT_EQ(old.unindexed_documents, 0u);
   EXPECT_TRUE(Has(old, moved));
+}
+
+// A store whose graph was written before texts were queued (an earlier build:
+// no marker, nothing queued) has every text queued at its next writable open.
+TEST_F(GraphSearchTest, TextsOfAnOlderGraphAreQueuedOnceAtOpen) {
+  GraphId fact = Add(Fact("the lighthouse keeper logs the weather"));
+  ASSERT_TRUE(db_->WaitIndexed().ok());
+  {
+    auto tables = RegisterTables(&db_->store(), {{"graph_texts", TableScope::kGlobal}});
+    ASSERT_TRUE(tables.ok());
+    StoreTxn txn;
+    ASSERT_TRUE(txn.Begin(&db_->store(), true).ok());
+    ASSERT_TRUE(txn.DeletePrefix((*tables)[0], "").ok());  // as an older build left it
+    ASSERT_TRUE(txn.Commit().ok());
+  }
+  ASSERT_NO_FATAL_FAILURE(Reopen());
+  auto pending = db_->graph().PendingTexts(10);
+  ASSERT_TRUE(pending.ok());
+  ASSERT_EQ(pending->size(), 1u);
+  EXPECT_EQ((*pending)[0].text, "the lighthouse keeper logs the weather");
+  EXPECT_TRUE(Has(Search("lighthouse keeper"), fact));
+  // Once: the next open queues nothing.
+  ASSERT_NO_FATAL_FAILURE(Reopen());
+  pending = db_->graph().PendingTexts(10);
+  ASSERT_TRUE(pending.ok());
+  EXPECT_TRUE(pending->empty());
+  EXPECT_TRUE(test::FsckClean(db_->store()));
+}
+
+// A queued text that no longer matches its hash is damage fsck names.
+TEST_F(GraphSearchTest, FsckNamesADamagedQueuedText) {
+  Add(Fact("a text to damage"));
+  auto tables = RegisterTables(&db_->store(), {{"graph_texts", TableScope::kGlobal}});
+  ASSERT_TRUE(tables.ok());
+  auto pending = db_->graph().PendingTexts(10);
+  ASSERT_TRUE(pending.ok() && pending->size() == 1u);
+  StoreTxn txn;
+  ASSERT_TRUE(txn.Begin(&db_->store(), true).ok());
+  ASSERT_TRUE(txn.Put((*tables)[0], (*pending)[0].key.AsBytes(), "a text damaged").ok());
+  ASSERT_TRUE(txn.Commit().ok());
+  auto report = db_->store().Fsck();
+  ASSERT_TRUE(report.ok());
+  ASSERT_EQ(report->problems.size(), 1u);
+  EXPECT_NE(report->problems[0].find("queued for search"), std::string::npos) << report->problems[0];
 }
 
 }  // namespace

@@ -56,9 +56,9 @@ class Indexer {
                const std::function<bool()>& stop = nullptr, uint64_t* handled = nullptr);
 
   // Indexes texts that are not files (Index::IndexTexts), each under its id,
-  // as a snapshot's file version is, in batches of the usual size; there is
-  // no queue entry to consume. Embedder errors stop it; batches applied before
-  // stay.
+  // as a snapshot's file version is, up to 1,024 texts (or the usual bytes) a
+  // batch; there is no queue entry to consume. Embedder errors stop it;
+  // batches applied before stay.
   Status IndexTexts(const std::vector<std::pair<ObjectId, std::string>>& texts);
 
   // The registered model (after the first batch, or EnsureModel()); registers
