@@ -113,7 +113,9 @@ struct SearchRequest {
   int ef_search = 0;          // HNSW beam width for this query (0 = IndexOptions')
   // The view's files take part (off: only `documents` are ranked).
   bool files = true;
-  std::vector<SearchDocument> documents;
+  // Shared, not copied: a caller repeating a search over a large set (a
+  // graph's nodes) hands in the same list each time (null: none).
+  std::shared_ptr<const std::vector<SearchDocument>> documents;
   // Names `documents` for the index's catalog cache, where the caller knows
   // that equal names mean equal documents ("": a digest of them is taken).
   std::string documents_key;

@@ -123,7 +123,8 @@ Result<NodeDocuments> SelectNodes(Graph& graph, const SearchRequest& request, co
 
 void UseNodeDocuments(std::shared_ptr<const NodeDocuments> selected, const NodeSearch& nodes,
                       SearchRequest* request) {
-  request->documents = selected->documents;
+  // Aliases the cached selection: nothing is copied per search.
+  request->documents = std::shared_ptr<const std::vector<SearchDocument>>(selected, &selected->documents);
   request->documents_key = selected->name;
   request->files = nodes.files;
   request->read_document = [selected](const std::string& id) -> Result<std::string> {

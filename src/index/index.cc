@@ -320,10 +320,12 @@ std::string DocumentsCacheKey(const SearchRequest& request) {
   std::string files = request.files ? ":d+" : ":d-";
   if (!request.documents_key.empty()) return files + "k" + request.documents_key;
   Sha256 digest;
-  for (const SearchDocument& d : request.documents) {
-    digest.Update(std::to_string(d.key.size()) + ":");
-    digest.Update(d.key);
-    digest.Update(d.text.AsBytes());
+  if (request.documents) {
+    for (const SearchDocument& d : *request.documents) {
+      digest.Update(std::to_string(d.key.size()) + ":");
+      digest.Update(d.key);
+      digest.Update(d.text.AsBytes());
+    }
   }
   return files + digest.Finish().ToHex();
 }
@@ -331,7 +333,8 @@ std::string DocumentsCacheKey(const SearchRequest& request) {
 Result<std::shared_ptr<const ViewCatalog>> IndexImpl::Catalog(const SearchRequest& request,
                                                               const ModelRecord& model,
                                                               View* view) {
-  if (request.files && request.documents.empty()) return FileCatalog(request, model, view);
+  bool no_documents = !request.documents || request.documents->empty();
+  if (request.files && no_documents) return FileCatalog(request, model, view);
   std::shared_ptr<const ViewCatalog> files;
   if (request.files) {
     VEXFS_ASSIGN_OR_RETURN(files, FileCatalog(request, model, view));
@@ -340,8 +343,10 @@ Result<std::shared_ptr<const ViewCatalog>> IndexImpl::Catalog(const SearchReques
   std::string key = "D" + std::to_string(view->last_commit) + ":" + std::to_string(model.id) +
                     ":" + request.snapshot + ":" + request.branch + DocumentsCacheKey(request);
   if (auto cached = catalogs_.Find(key)) return cached;
+  static const std::vector<SearchDocument> kNone;
+  const std::vector<SearchDocument>& documents = no_documents ? kNone : *request.documents;
   VEXFS_ASSIGN_OR_RETURN(ViewCatalog built, BuildDocumentCatalog(view->txn, ix_, model,
-                                                                 files.get(), request.documents));
+                                                                 files.get(), documents));
   auto shared = std::make_shared<const ViewCatalog>(std::move(built));
   catalogs_.Insert(key, shared);
   return shared;
