@@ -15,6 +15,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <iostream>
 #include <map>
 
@@ -37,6 +40,7 @@ struct Options {
   std::string dir = "/tmp";
   bool no_sync = false;
   size_t bulk_batch = 10000;
+  double insert_limit_s = 0;  // 0: the whole --nodes graph, however long it takes
 };
 
 const char* const kEdgeKinds[] = {"mentions", "derived_from", "replied_to"};
@@ -95,13 +99,25 @@ Pair Open(const std::string& dir, size_t nodes, bool sync) {
 
 struct BuildTimes {
   double vexfs_nodes = 0, vexfs_edges = 0, sqlite_nodes = 0, sqlite_edges = 0;
+  size_t edges = 0;  // added
+  bool cut = false;  // stopped by the time limit
 };
 
 // Adds p.nodes nodes, then edges_per_node edges each between random nodes, in
-// batches of kBatch items (one transaction each) in both engines.
-BuildTimes Build(Pair& p, size_t edges_per_node, size_t kBatch = 1000) {
+// batches of kBatch items (one transaction each) in both engines. With a
+// limit (seconds, both engines together), stops at the first batch past it:
+// p.nodes becomes the nodes added, and edges join only those.
+BuildTimes Build(Pair& p, size_t edges_per_node, size_t kBatch = 1000, double limit_s = 0) {
   BuildTimes t;
+  double began = NowSeconds();
+  auto past_limit = [&] { return limit_s > 0 && NowSeconds() - began > limit_s; };
   for (size_t begin = 0; begin < p.nodes; begin += kBatch) {
+    if (past_limit()) {
+      p.nodes = begin;
+      t.cut = true;
+      break;
+    }
+    if (begin % 100000 < kBatch) Progress("  nodes " + std::to_string(begin) + "/" + std::to_string(p.nodes));
     GraphBatch batch;
     std::vector<BenchNode> rows;
     for (size_t i = begin; i < std::min(p.nodes, begin + kBatch); ++i) {
@@ -118,6 +134,10 @@ BuildTimes Build(Pair& p, size_t edges_per_node, size_t kBatch = 1000) {
   Rng rng(42);
   size_t edges = p.nodes * edges_per_node;
   for (size_t begin = 0; begin < edges; begin += kBatch) {
+    if (past_limit()) {
+      t.cut = true;
+      break;
+    }
     GraphBatch batch;
     std::vector<BenchEdge> rows;
     for (size_t i = begin; i < std::min(edges, begin + kBatch); ++i) {
@@ -133,6 +153,7 @@ BuildTimes Build(Pair& p, size_t edges_per_node, size_t kBatch = 1000) {
     p.sqlite->Insert({}, rows);
     t.sqlite_edges += NowSeconds() - start;
     if (begin % 200000 < kBatch) Progress("  edges " + std::to_string(begin) + "/" + std::to_string(edges));
+    t.edges = std::min(edges, begin + kBatch);
   }
   return t;
 }
@@ -142,21 +163,50 @@ void PrintJson(const nlohmann::json& j) { std::cout << j.dump() << "\n"; }
 void MeasureInserts(Pair& p, const Options& o, Table* table) {
   Progress("insert: " + std::to_string(p.nodes) + " nodes and " + std::to_string(p.nodes * o.edges_per_node) +
            " edges, batches of 1000");
-  BuildTimes t = Build(p, o.edges_per_node);
-  double edges = static_cast<double>(p.nodes * o.edges_per_node);
-  table->AddRow({"insert nodes, batched (/s)", Fixed(p.nodes / t.vexfs_nodes, 0),
-                 Fixed(p.nodes / t.sqlite_nodes, 0), Ratio(t.sqlite_nodes, t.vexfs_nodes)});
-  table->AddRow({"insert edges, batched (/s)", Fixed(edges / t.vexfs_edges, 0), Fixed(edges / t.sqlite_edges, 0),
-                 Ratio(t.sqlite_edges, t.vexfs_edges)});
+  BuildTimes t = Build(p, o.edges_per_node, 1000, o.insert_limit_s);
+  auto edges = static_cast<double>(t.edges);
+  // Under a limit the rows say how far both engines got.
+  std::string nodes_label = "insert nodes, batched (/s)", edges_label = "insert edges, batched (/s)";
+  if (t.cut) {
+    nodes_label = "insert nodes, batched, the first " + std::to_string(p.nodes) + " (/s)";
+    edges_label = "insert edges, batched, the first " + std::to_string(t.edges) + " (/s)";
+  }
+  table->AddRow({nodes_label, Fixed(p.nodes / t.vexfs_nodes, 0), Fixed(p.nodes / t.sqlite_nodes, 0),
+                 Ratio(t.sqlite_nodes, t.vexfs_nodes)});
+  if (t.edges > 0) {
+    table->AddRow({edges_label, Fixed(edges / t.vexfs_edges, 0), Fixed(edges / t.sqlite_edges, 0),
+                   Ratio(t.sqlite_edges, t.vexfs_edges)});
+  }
   uint64_t vexfs_bytes = DiskUsage(p.db->path());
   uint64_t sqlite_bytes = p.sqlite->Bytes();
   double items = static_cast<double>(p.nodes) + edges;
   table->AddRow({"bytes per node and edge", Fixed(vexfs_bytes / items, 0), Fixed(sqlite_bytes / items, 0),
                  Ratio(static_cast<double>(vexfs_bytes), static_cast<double>(sqlite_bytes))});
-  PrintJson({{"bench", "graph_insert"}, {"nodes", p.nodes}, {"edges", edges},
+  PrintJson({{"bench", "graph_insert"}, {"nodes", p.nodes}, {"edges", edges}, {"cut_by_limit", t.cut},
              {"vexfs_nodes_per_s", p.nodes / t.vexfs_nodes}, {"sqlite_nodes_per_s", p.nodes / t.sqlite_nodes},
              {"vexfs_edges_per_s", edges / t.vexfs_edges}, {"sqlite_edges_per_s", edges / t.sqlite_edges},
              {"vexfs_bytes_per_item", vexfs_bytes / items}, {"sqlite_bytes_per_item", sqlite_bytes / items}});
+}
+
+// The floor under any durable commit on this disk: a 4 KiB write and its
+// fdatasync, in ms (median). SQLite's WAL commit is one of these; LMDB's is two
+// (its data pages, then its meta page), which bounds one write per call.
+double MedianFlushMs(const std::string& dir, int reps) {
+  std::string path = dir + "/flush-probe";
+  int fd = ::open(path.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+  if (fd < 0) Check(Status::IOError("open " + path), "flush probe");
+  std::string page(4096, 'x');
+  std::vector<double> ms;
+  for (int i = 0; i < reps; ++i) {
+    double start = NowSeconds();
+    if (::pwrite(fd, page.data(), page.size(), 4096 * (i % 16)) != 4096 || ::fdatasync(fd) != 0) {
+      Check(Status::IOError("write " + path), "flush probe");
+    }
+    ms.push_back(1e3 * (NowSeconds() - start));
+  }
+  ::close(fd);
+  ::unlink(path.c_str());
+  return Median(ms);
 }
 
 // Nodes, then edges to existing nodes, one durable transaction per call.
@@ -189,7 +239,11 @@ void MeasureOnePerCall(Pair& p, const Options& o, Table* table) {
   }
   double calls = 2.0 * o.one_per_call;
   table->AddRow({"insert one per call (/s)", Fixed(calls / vexfs, 0), Fixed(calls / sqlite, 0), Ratio(sqlite, vexfs)});
-  PrintJson({{"bench", "graph_one_per_call"}, {"vexfs_calls_per_s", calls / vexfs}, {"sqlite_calls_per_s", calls / sqlite}});
+  table->AddRow({"insert one per call (ms)", Fixed(1e3 * vexfs / calls, 3), Fixed(1e3 * sqlite / calls, 3), ""});
+  double flush_ms = MedianFlushMs(p.path, 200);
+  table->AddRow({"disk flush, 4 KiB + fdatasync (ms)", Fixed(flush_ms, 3), "", ""});
+  PrintJson({{"bench", "graph_one_per_call"}, {"vexfs_calls_per_s", calls / vexfs}, {"sqlite_calls_per_s", calls / sqlite},
+             {"flush_ms", flush_ms}});
 }
 
 void MeasureNeighbors(Pair& p, const Options& o, Table* table) {
@@ -313,12 +367,18 @@ void MeasureVersioning(Pair& p, const Options& o, const std::string& dir, Table*
   double first = NowSeconds() - t0;
   std::string copy = dir + "/sqlite-copy-" + std::to_string(p.nodes);
   p.sqlite->CopyTo(copy + "-0");
-  std::vector<double> snap, diff, sqlite_copy, sqlite_diff;
+  std::vector<double> snap, diff, sqlite_copy, sqlite_diff, objects, kib;
   for (int r = 1; r <= o.reps; ++r) {
     Change(p, o.changes, r);
+    // What a snapshot writes, counted outside its time: the size-independent
+    // measure of "flat" (its time also carries LMDB's page writes and syncs).
+    StoreStats before = CheckValue(store.Stats(), "stats");
     t0 = NowSeconds();
     CheckValue(store.CreateSnapshot("v" + std::to_string(r), "", {}), "snapshot");
     snap.push_back(NowSeconds() - t0);
+    StoreStats after = CheckValue(store.Stats(), "stats");
+    objects.push_back(static_cast<double>(after.objects - before.objects));
+    kib.push_back(static_cast<double>(after.object_bytes - before.object_bytes) / 1024);
     t0 = NowSeconds();
     auto d = CheckValue(p.db->graph().Diff("v" + std::to_string(r - 1), "v" + std::to_string(r)), "diff");
     diff.push_back(NowSeconds() - t0);
@@ -333,10 +393,11 @@ void MeasureVersioning(Pair& p, const Options& o, const std::string& dir, Table*
   }
   RemoveTree(copy + "-" + std::to_string(o.reps));
   std::string n = std::to_string(p.nodes);
-  table->AddRow({n + " nodes", Millis(Median(snap)), Millis(Median(diff)), Millis(Median(sqlite_copy)),
-                 Millis(Median(sqlite_diff)), Millis(first)});
+  table->AddRow({n + " nodes", Millis(Median(snap)), Fixed(Median(objects), 0), Fixed(Median(kib), 1),
+                 Millis(Median(diff)), Millis(Median(sqlite_copy)), Millis(Median(sqlite_diff)), Millis(first)});
   PrintJson({{"bench", "graph_versioning"}, {"nodes", p.nodes}, {"changes", o.changes},
-             {"vexfs_snapshot_ms", 1e3 * Median(snap)}, {"vexfs_diff_ms", 1e3 * Median(diff)},
+             {"vexfs_snapshot_ms", 1e3 * Median(snap)}, {"vexfs_snapshot_objects", Median(objects)},
+             {"vexfs_snapshot_kib", Median(kib)}, {"vexfs_diff_ms", 1e3 * Median(diff)},
              {"vexfs_first_snapshot_ms", 1e3 * first},
              {"sqlite_copy_ms", 1e3 * Median(sqlite_copy)}, {"sqlite_diff_ms", 1e3 * Median(sqlite_diff)}});
 }
@@ -344,8 +405,8 @@ void MeasureVersioning(Pair& p, const Options& o, const std::string& dir, Table*
 int Run(const Options& o) {
   std::string dir = FreshDir(o.dir, "vexfs-graph-bench");
   Table ops({"operation", "VexFS", "SQLite", "SQLite time / VexFS time"});
-  Table versions({"graph size", "snapshot", "graph diff", "SQLite copy (VACUUM INTO)", "SQLite diff (EXCEPT)",
-                  "first snapshot"});
+  Table versions({"graph size", "snapshot", "objects written", "KiB written", "graph diff",
+                  "SQLite copy (VACUUM INTO)", "SQLite diff (EXCEPT)", "first snapshot"});
   std::map<size_t, Pair> by_size;
   {
     Pair main = Open(dir, o.nodes, !o.no_sync);
@@ -353,7 +414,7 @@ int Run(const Options& o) {
     MeasureNeighbors(main, o, &ops);
     MeasureSearch(main, o, &ops);
     MeasureOnePerCall(main, o, &ops);
-    by_size[o.nodes] = std::move(main);
+    by_size[main.nodes] = std::move(main);  // fewer than --nodes if the limit cut it
   }
   for (size_t size : o.sizes) {
     if (!by_size.count(size)) {
@@ -390,6 +451,9 @@ int main(int argc, char** argv) {
   app.add_option("--dir", o.dir, "Where the work directory is made (default /tmp)");
   app.add_option("--bulk-batch", o.bulk_batch,
                  "Items per transaction when loading the --sizes graphs (unsynced; default 10000)");
+  app.add_option("--insert-limit", o.insert_limit_s,
+                 "Seconds the main graph's synced inserts may take, both engines together (0: no limit); "
+                 "past it the rest of the benchmark runs on the graph loaded so far");
   app.add_flag("--no-sync", o.no_sync,
                "Neither engine syncs its commits (VexFS sync_on_commit off, SQLite synchronous=OFF): "
                "what each costs besides the disk's flushes");

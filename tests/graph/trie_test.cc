@@ -221,7 +221,8 @@ TEST_F(TrieTest, AHostileTreeIsCorruptionNotACrash) {
   std::vector<Record> out;
   EXPECT_TRUE(TrieReader(txn).Collect(wrong_depth, &out).IsCorruption());
   EXPECT_TRUE(TrieReader(txn).Collect(wrong_count, &out).IsCorruption());
-  auto found = TrieReader(txn).Lookup(wrong_depth, std::string(1, '\x01') + std::string(15, 'x') + "N");
+  // Label 1 at depth 0 is a key's high nibble.
+  auto found = TrieReader(txn).Lookup(wrong_depth, std::string(1, '\x10') + std::string(15, 'x') + "N");
   EXPECT_TRUE(found.status().IsCorruption());
 }
 
@@ -240,6 +241,95 @@ TEST_F(TrieTest, DamagedObjectsAreCorruption) {
   EXPECT_TRUE(DecodeInner(node, &inner).IsCorruption()) << "references missing";
   GraphRoot root;
   EXPECT_TRUE(DecodeRoot(StoredNode{{}, "junk"}, &root).IsCorruption());
+
+  // A nibble tree's labels stop at 15; a byte tree's may go to 255.
+  std::vector<TrieChild> children;
+  for (uint8_t label : {3, 16}) children.push_back(TrieChild{label, TrieRef{ObjectId(), true, 40}});
+  EXPECT_TRUE(DecodeInner(EncodeInner(TrieInner{0, children}), &inner).IsCorruption()) << "label 16";
+  ASSERT_TRUE(DecodeInner(EncodeInner(TrieInner{0, children, kByteLabelBits}), &inner).ok());
+  EXPECT_EQ(inner.label_bits, kByteLabelBits);
+  EXPECT_EQ(inner.children[1].ref.label_bits, kByteLabelBits) << "a child is of its parent's format";
+}
+
+// A tree of root format 1 (byte labels), as a store written before nibble trees
+// holds: built here by the old rule, since nothing writes one any more.
+class ByteTrieTest : public TrieTest {
+ protected:
+  static Result<TrieRef> BuildBytes(StoreTxn& txn, std::span<const Record> records, uint32_t depth) {
+    if (records.size() <= kLeafMax) {
+      VEXFS_ASSIGN_OR_RETURN(ObjectId id, txn.PutBlob(EncodeLeaf({records.begin(), records.end()})));
+      return TrieRef{id, true, records.size(), kByteLabelBits};
+    }
+    TrieInner inner{depth, {}, kByteLabelBits};
+    for (size_t begin = 0, end = 0; begin < records.size(); begin = end) {
+      auto label = static_cast<uint8_t>(records[begin].first[depth]);
+      for (end = begin; end < records.size() && static_cast<uint8_t>(records[end].first[depth]) == label;) ++end;
+      VEXFS_ASSIGN_OR_RETURN(TrieRef child, BuildBytes(txn, records.subspan(begin, end - begin), depth + 1));
+      inner.children.push_back(TrieChild{label, child});
+    }
+    VEXFS_ASSIGN_OR_RETURN(ObjectId id, txn.PutNode(EncodeInner(inner)));
+    return TrieRef{id, false, records.size(), kByteLabelBits};
+  }
+
+  TrieRef BuildOld(const RecordMap& records) {
+    TrieRef ref;
+    InWrite([&](StoreTxn& txn) {
+      std::vector<Record> sorted(records.begin(), records.end());
+      auto built = BuildBytes(txn, sorted, 0);
+      ASSERT_TRUE(built.ok()) << built.status().ToString();
+      // Through its root, as a snapshot holds it.
+      auto root = WriteRoot(txn, *built);
+      ASSERT_TRUE(root.ok());
+      auto read = TrieReader(txn).ReadRoot(*root);
+      ASSERT_TRUE(read.ok()) << read.status().ToString();
+      ref = read->top;
+    });
+    return ref;
+  }
+};
+
+TEST_F(ByteTrieTest, AnOlderByteTreeIsReadDiffedAndChangedIntoANibbleTree) {
+  test::Random rng(11);
+  RecordMap all;
+  for (int i = 0; i < 3000; ++i) all[RandomKey(rng)] = rng.Text(12);
+  TrieRef old_top = BuildOld(all);
+  ASSERT_EQ(old_top.label_bits, kByteLabelBits);
+  EXPECT_EQ(Read(old_top), all);
+  {
+    StoreTxn txn;
+    ASSERT_TRUE(txn.Begin(&store(), false).ok());
+    const std::string& key = std::next(all.begin(), 1234)->first;
+    auto found = TrieReader(txn).Lookup(old_top, key);
+    ASSERT_TRUE(found.ok() && found->has_value());
+    EXPECT_EQ(**found, all[key]);
+    int scanned = 0;
+    ASSERT_TRUE(TrieReader(txn).Scan(old_top, key.substr(0, 1), [&](std::string_view k, std::string_view) {
+      EXPECT_EQ(k[0], key[0]);
+      ++scanned;
+      return Result<bool>(true);
+    }).ok());
+    EXPECT_GT(scanned, 0);
+  }
+
+  // A change to it writes the nibble tree a build of the changed records makes.
+  std::map<std::string, std::optional<std::string>> changes;
+  RecordMap changed = all;
+  for (int i = 0; i < 5; ++i) changes[RandomKey(rng)] = "added";
+  changes[all.begin()->first] = std::nullopt;
+  for (const auto& [k, v] : changes) v ? void(changed[k] = *v) : void(changed.erase(k));
+  TrieRef new_top = Apply(old_top, changes);
+  EXPECT_EQ(new_top.label_bits, kLabelBits);
+  EXPECT_EQ(new_top, Build(changed));
+
+  // The diff across formats reports exactly the changes.
+  StoreTxn txn;
+  ASSERT_TRUE(txn.Begin(&store(), false).ok());
+  std::map<std::string, std::optional<std::string>> seen;
+  ASSERT_TRUE(DiffTries(txn, old_top, new_top, [&](const std::string& key, const auto&, const auto& newer) {
+    seen[key] = newer;
+    return Status::Ok();
+  }).ok());
+  EXPECT_EQ(seen, changes);
 }
 
 }  // namespace

@@ -34,8 +34,12 @@ class Differ {
 
   Status Diff(const TrieRef& a, const TrieRef& b, uint32_t depth) {
     if (a.count > 0 && b.count > 0 && a.id == b.id) return Status::Ok();
-    if (a.count > 0 && b.count > 0 && !a.leaf && !b.leaf) return DiffInner(a, b, depth);
+    if (a.count > 0 && b.count > 0 && !a.leaf && !b.leaf && a.label_bits == b.label_bits) {
+      return DiffInner(a, b, depth);
+    }
     // A leaf on either side is small, or one side is empty: read both whole.
+    // So are two trees of different formats (a byte tree against the nibble
+    // tree written after it), whose subtrees do not line up.
     std::vector<Record> ra, rb;
     VEXFS_RETURN_IF_ERROR(reader_.Collect(a, &ra, depth));
     VEXFS_RETURN_IF_ERROR(reader_.Collect(b, &rb, depth));
@@ -44,9 +48,8 @@ class Differ {
 
  private:
   Status DiffInner(const TrieRef& a, const TrieRef& b, uint32_t depth) {
-    VEXFS_ASSIGN_OR_RETURN(TrieInner ia, reader_.ReadInner(a.id));
-    VEXFS_ASSIGN_OR_RETURN(TrieInner ib, reader_.ReadInner(b.id));
-    if (ia.depth != depth || ib.depth != depth) return Status::Corruption("graph tree: an inner node is at the wrong depth");
+    VEXFS_ASSIGN_OR_RETURN(TrieInner ia, reader_.ReadInner(a, depth));
+    VEXFS_ASSIGN_OR_RETURN(TrieInner ib, reader_.ReadInner(b, depth));
     size_t i = 0, j = 0;
     while (i < ia.children.size() || j < ib.children.size()) {
       int la = i < ia.children.size() ? ia.children[i].label : 256;

@@ -19,10 +19,14 @@ Result<std::vector<Record>> TrieReader::ReadLeaf(const ObjectId& id) const {
   return records;
 }
 
-Result<TrieInner> TrieReader::ReadInner(const ObjectId& id) const {
-  VEXFS_ASSIGN_OR_RETURN(StoredNode node, txn_.GetNode(id));
+Result<TrieInner> TrieReader::ReadInner(const TrieRef& ref, uint32_t depth) const {
+  VEXFS_ASSIGN_OR_RETURN(StoredNode node, txn_.GetNode(ref.id));
   TrieInner inner;
   VEXFS_RETURN_IF_ERROR(DecodeInner(node, &inner));
+  if (inner.depth != depth) return Status::Corruption("graph tree: an inner node is at the wrong depth");
+  if (inner.label_bits != ref.label_bits) {
+    return Status::Corruption("graph tree: an inner node is of another format than its parent");
+  }
   return inner;
 }
 
@@ -31,10 +35,9 @@ Result<std::optional<std::string>> TrieReader::Lookup(const TrieRef& top,
   if (top.count == 0) return std::optional<std::string>();
   TrieRef ref = top;
   for (uint32_t depth = 0; !ref.leaf; ++depth) {
-    VEXFS_ASSIGN_OR_RETURN(TrieInner inner, ReadInner(ref.id));
-    if (inner.depth != depth) return Status::Corruption("graph tree: an inner node is at the wrong depth");
-    if (inner.depth >= key.size()) return std::optional<std::string>();
-    auto label = static_cast<uint8_t>(key[inner.depth]);
+    VEXFS_ASSIGN_OR_RETURN(TrieInner inner, ReadInner(ref, depth));
+    if (depth >= LabelCount(key, inner.label_bits)) return std::optional<std::string>();
+    uint8_t label = LabelAt(key, depth, inner.label_bits);
     auto it = std::find_if(inner.children.begin(), inner.children.end(),
                            [&](const TrieChild& c) { return c.label == label; });
     if (it == inner.children.end()) return std::optional<std::string>();
@@ -64,10 +67,11 @@ Result<bool> TrieReader::ScanFrom(const TrieRef& ref, uint32_t depth, std::strin
     }
     return true;
   }
-  VEXFS_ASSIGN_OR_RETURN(TrieInner inner, ReadInner(ref.id));
-  if (inner.depth != depth) return Status::Corruption("graph tree: an inner node is at the wrong depth");
+  VEXFS_ASSIGN_OR_RETURN(TrieInner inner, ReadInner(ref, depth));
+  // The prefix's labels narrow the walk to the one child under each.
+  const size_t fixed = LabelCount(prefix, inner.label_bits);
   for (const TrieChild& child : inner.children) {
-    if (depth < prefix.size() && child.label != static_cast<uint8_t>(prefix[depth])) continue;
+    if (depth < fixed && child.label != LabelAt(prefix, depth, inner.label_bits)) continue;
     VEXFS_ASSIGN_OR_RETURN(bool more, ScanFrom(child.ref, depth + 1, prefix, visit));
     if (!more) return false;
   }
@@ -84,9 +88,8 @@ Status TrieReader::Collect(const TrieRef& ref, std::vector<Record>* out, uint32_
     for (Record& r : records) out->push_back(std::move(r));
     return Status::Ok();
   }
-  VEXFS_ASSIGN_OR_RETURN(TrieInner inner, ReadInner(ref.id));
-  // A hostile tree could otherwise nest without end (depth) or lie about its size.
-  if (inner.depth != depth) return Status::Corruption("graph tree: an inner node is at the wrong depth");
+  // A hostile tree could otherwise lie about its size.
+  VEXFS_ASSIGN_OR_RETURN(TrieInner inner, ReadInner(ref, depth));
   uint64_t total = 0;
   for (const TrieChild& child : inner.children) total += child.ref.count;
   if (total != ref.count) return Status::Corruption("graph tree: an inner node holds other than its parent counts");

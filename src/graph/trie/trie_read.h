@@ -24,7 +24,10 @@ class TrieReader {
 
   Result<GraphRoot> ReadRoot(const ObjectId& root) const;
   Result<std::vector<Record>> ReadLeaf(const ObjectId& id) const;
-  Result<TrieInner> ReadInner(const ObjectId& id) const;
+  // The inner node `ref` names, which must sit at `depth` of a tree of
+  // ref.label_bits (kCorruption otherwise: a hostile tree could nest without
+  // end or mix formats).
+  Result<TrieInner> ReadInner(const TrieRef& ref, uint32_t depth) const;
 
   // The value under `key`, nullopt if the tree has none.
   Result<std::optional<std::string>> Lookup(const TrieRef& top, std::string_view key) const;

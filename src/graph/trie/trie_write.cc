@@ -1,6 +1,6 @@
 // Building and changing the graph's hash tree (trie_write.h). Both keep the one
 // rule that makes the shape canonical: a subtree of at most kLeafMax records is
-// a leaf, a larger one an inner node splitting on the key byte at its depth.
+// a leaf, a larger one an inner node splitting on the key's label at its depth.
 #include "graph/trie/trie_write.h"
 
 #include "graph/trie/trie_read.h"
@@ -22,13 +22,14 @@ Result<TrieRef> Build(StoreTxn& txn, std::span<const Record> records, uint32_t d
   if (depth >= kMaxTrieDepth) return TooShort();
   TrieInner inner;
   inner.depth = depth;
+  auto has_label = [&](const Record& r) { return depth < LabelCount(r.first, kLabelBits); };
   size_t begin = 0;
   while (begin < records.size()) {
-    if (records[begin].first.size() <= depth) return TooShort();
-    auto label = static_cast<uint8_t>(records[begin].first[depth]);
+    if (!has_label(records[begin])) return TooShort();
+    uint8_t label = LabelAt(records[begin].first, depth, kLabelBits);
     size_t end = begin + 1;
-    while (end < records.size() && records[end].first.size() > depth &&
-           static_cast<uint8_t>(records[end].first[depth]) == label) {
+    while (end < records.size() && has_label(records[end]) &&
+           LabelAt(records[end].first, depth, kLabelBits) == label) {
       ++end;
     }
     VEXFS_ASSIGN_OR_RETURN(TrieRef child, Build(txn, records.subspan(begin, end - begin), depth + 1));
@@ -61,18 +62,20 @@ Result<std::vector<TrieChild>> ApplyToChildren(StoreTxn& txn, const TrieInner& i
                                                std::span<const RecordChange> changes) {
   std::vector<TrieChild> out;
   size_t c = 0, begin = 0;
-  uint32_t depth = inner.depth;
+  const uint32_t depth = inner.depth;
+  const uint8_t bits = inner.label_bits;
+  auto has_label = [&](const RecordChange& change) { return depth < LabelCount(change.key, bits); };
   while (c < inner.children.size() || begin < changes.size()) {
-    if (begin < changes.size() && changes[begin].key.size() <= depth) return TooShort();
-    int change_label = begin < changes.size() ? static_cast<uint8_t>(changes[begin].key[depth]) : 256;
+    if (begin < changes.size() && !has_label(changes[begin])) return TooShort();
+    int change_label = begin < changes.size() ? LabelAt(changes[begin].key, depth, bits) : 256;
     int child_label = c < inner.children.size() ? inner.children[c].label : 256;
     if (child_label < change_label) {
       out.push_back(inner.children[c++]);
       continue;
     }
     size_t end = begin;
-    while (end < changes.size() && changes[end].key.size() > depth &&
-           static_cast<uint8_t>(changes[end].key[depth]) == change_label) {
+    while (end < changes.size() && has_label(changes[end]) &&
+           LabelAt(changes[end].key, depth, bits) == change_label) {
       ++end;
     }
     TrieRef child = child_label == change_label ? inner.children[c++].ref : TrieRef{};
@@ -87,8 +90,7 @@ Result<std::vector<TrieChild>> ApplyToChildren(StoreTxn& txn, const TrieInner& i
 Result<TrieRef> ApplyToInner(StoreTxn& txn, const TrieRef& ref,
                              std::span<const RecordChange> changes, uint32_t depth) {
   TrieReader reader(txn);
-  VEXFS_ASSIGN_OR_RETURN(TrieInner inner, reader.ReadInner(ref.id));
-  if (inner.depth != depth) return Status::Corruption("graph tree: an inner node is at the wrong depth");
+  VEXFS_ASSIGN_OR_RETURN(TrieInner inner, reader.ReadInner(ref, depth));
   VEXFS_ASSIGN_OR_RETURN(inner.children, ApplyToChildren(txn, inner, changes));
   uint64_t count = 0;
   for (const TrieChild& child : inner.children) count += child.ref.count;
@@ -107,7 +109,11 @@ Result<TrieRef> ApplyToInner(StoreTxn& txn, const TrieRef& ref,
 Result<TrieRef> Apply(StoreTxn& txn, const TrieRef& ref, std::span<const RecordChange> changes,
                       uint32_t depth) {
   if (changes.empty()) return ref;
-  if (ref.count > 0 && !ref.leaf) return ApplyToInner(txn, ref, changes, depth);
+  if (ref.count > 0 && !ref.leaf && ref.label_bits == kLabelBits) {
+    return ApplyToInner(txn, ref, changes, depth);
+  }
+  // A leaf, or a tree of byte labels (root format 1, only ever at the top):
+  // rebuilt whole, in today's format.
   std::vector<Record> records;
   if (ref.count > 0) VEXFS_RETURN_IF_ERROR(TrieReader(txn).Collect(ref, &records, depth));
   std::vector<Record> merged = Merge(std::move(records), changes);
