@@ -12,6 +12,7 @@
 #include "test_util.h"
 #include "vexfs/db.h"
 #include "vexfs/extension.h"
+#include "vexfs/object_transfer.h"
 
 namespace vexfs {
 namespace {
@@ -335,6 +336,51 @@ TEST_F(GraphTest, SnapshotsCarryTheGraphWithTheFilesAndReadInPlace) {
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->changes.empty());
   EXPECT_TRUE(test::FsckClean(store()));
+}
+
+// A snapshot's graph moves to another store with its files
+// (vexfs/object_transfer.h): the same nodes at either snapshot, the same diff,
+// and an incremental step after a graph-only change carries just that.
+TEST_F(GraphTest, SnapshotsMoveToAnotherStoreWithTheirGraph) {
+  GraphId first = AddOne(Fact("before the plan", "k1"));
+  ASSERT_TRUE(Put("notes.md", "plan A").ok());
+  CommitInfo a = *Snap("a");
+  GraphBatch change;
+  change.AddNode(NodeSpec{.kind = "fact", .text = "after", .key = "k2"});
+  change.Invalidate(first);
+  MustApply(change);
+  CommitInfo b = *Snap("b");
+
+  auto target = Store::Create(dir_.Sub("target")).value();
+  auto target_graph = Graph::Attach(target.get()).value();
+  auto move = [&](const std::vector<ObjectId>& want, const std::vector<ObjectId>& have,
+                  const std::vector<std::pair<std::string, ObjectId>>& names) {
+    auto import = ObjectImport::Begin(*target).value();
+    size_t objects = 0;
+    Status st = SelectObjects(store(), want, have, [&](const ObjectId& id, std::string_view stored) {
+      ++objects;
+      return import->Add(id, stored);
+    });
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    st = import->Commit(names);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return objects;
+  };
+  move({a.id}, {}, {{"a", a.id}});
+  size_t step = move({b.id}, {a.id}, {{"b", b.id}});
+  EXPECT_LE(step, 12u) << "a commit and the graph tree's changed path";
+
+  auto here = graph_->Diff("a", "b");
+  auto there = target_graph->Diff("a", "b");
+  ASSERT_TRUE(here.ok() && there.ok());
+  ASSERT_EQ(there->changes.size(), here->changes.size());
+  for (size_t i = 0; i < here->changes.size(); ++i) {
+    EXPECT_EQ(there->changes[i].kind, here->changes[i].kind);
+  }
+  auto node = target_graph->Node(first, {.snapshot = "a"});
+  ASSERT_TRUE(node.ok() && node->has_value());
+  EXPECT_EQ((*node)->text, "before the plan");
+  EXPECT_TRUE(test::FsckClean(*target));
 }
 
 TEST_F(GraphTest, DiffWithTheWorkingGraphSeesUnsnapshottedChanges) {

@@ -1,0 +1,118 @@
+// Admitting another store's objects, verified and all or nothing
+// (vexfs/object_transfer.h).
+#include <unordered_map>
+#include <unordered_set>
+
+#include "store/change_feed.h"
+#include "store/object_graph.h"
+#include "store/objects.h"
+#include "store/records.h"
+#include "store/store_impl.h"
+#include "store/transfer/object_selection.h"
+#include "vexfs/extension.h"
+#include "vexfs/object_transfer.h"
+#include "vexfs/paths.h"
+
+namespace vexfs {
+
+using internal::ImplOf;
+
+Status SelectObjects(Store& store, const std::vector<ObjectId>& want,
+                     const std::vector<ObjectId>& have, const StoredObjectVisitor& visit) {
+  internal::StoreImpl* impl = ImplOf(&store);
+  internal::Txn txn;
+  VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, /*write=*/false));
+  return internal::SelectObjects(txn, impl->dbs(), want, have, visit);
+}
+
+struct ObjectImport::Rep {
+  internal::StoreImpl* impl = nullptr;
+  internal::Txn txn;
+  // Each reference an added object makes, to the first object making it: what
+  // Commit checks is here.
+  std::unordered_map<ObjectId, ObjectId, ObjectIdHash> referenced;
+  std::unordered_set<ObjectId, ObjectIdHash> added;
+  std::vector<ObjectId> commits;
+  uint64_t objects_added = 0;
+  uint64_t bytes_added = 0;
+
+  Status CheckWhole() {
+    for (const auto& [id, by] : referenced) {
+      if (added.count(id)) continue;
+      VEXFS_ASSIGN_OR_RETURN(auto here, txn.Get(impl->dbs().objects, id.AsBytes()));
+      if (!here) {
+        return Status::NotFound("object " + id.ToHex() + ", referenced by object " + by.ToHex() +
+                                ", is in neither the import nor this store (an incremental import "
+                                "whose base this store lacks?)");
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status Name(const std::string& name, const ObjectId& commit) {
+    VEXFS_RETURN_IF_ERROR(ValidateRefName(name, "snapshot"));
+    VEXFS_ASSIGN_OR_RETURN(auto named, internal::FindSnapshot(txn, impl->dbs(), name));
+    if (named && *named == commit) return Status::Ok();
+    if (named) {
+      return Status::AlreadyExists("snapshot '" + name + "' already names commit " + named->ToHex() +
+                                   ", not the imported " + commit.ToHex());
+    }
+    if (!added.count(commit)) {
+      VEXFS_ASSIGN_OR_RETURN(auto here, txn.Get(impl->dbs().objects, commit.AsBytes()));
+      if (!here) return Status::NotFound("commit " + commit.ToHex() + " to name '" + name + "' is not imported");
+    }
+    return txn.Put(impl->dbs().refs, internal::SnapshotRef(name), commit.AsBytes());
+  }
+};
+
+ObjectImport::ObjectImport(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
+ObjectImport::~ObjectImport() = default;  // an uncommitted txn aborts with the Rep
+
+Result<std::unique_ptr<ObjectImport>> ObjectImport::Begin(Store& store) {
+  auto rep = std::make_unique<Rep>();
+  rep->impl = ImplOf(&store);
+  if (rep->impl->options().read_only) return Status::ReadOnly("the store is open read-only");
+  VEXFS_RETURN_IF_ERROR(rep->impl->BeginTxn(&rep->txn, /*write=*/true));
+  return std::unique_ptr<ObjectImport>(new ObjectImport(std::move(rep)));
+}
+
+Status ObjectImport::Add(const ObjectId& id, std::string_view stored) {
+  if (rep_->txn.raw() == nullptr) return Status::InvalidArgument("the import is committed already");
+  if (rep_->added.count(id)) return Status::Ok();
+  internal::ObjectType type;
+  std::string payload;
+  VEXFS_RETURN_IF_ERROR(internal::VerifyStoredObject(id, stored, &type, &payload, internal::Verify::kFullHash)
+                            .WithContext("imported object " + id.ToHex()));
+  std::vector<ObjectId> refs;
+  if (type != internal::ObjectType::kChunk) {
+    VEXFS_RETURN_IF_ERROR(internal::AppendReferences(type, payload, &refs)
+                              .WithContext("imported object " + id.ToHex()));
+  }
+  for (const ObjectId& ref : refs) rep_->referenced.emplace(ref, id);
+  if (type == internal::ObjectType::kCommit) rep_->commits.push_back(id);
+  rep_->added.insert(id);
+  VEXFS_ASSIGN_OR_RETURN(bool inserted, rep_->txn.PutIfAbsent(rep_->impl->dbs().objects, id.AsBytes(), stored));
+  if (inserted) {
+    rep_->objects_added++;
+    rep_->bytes_added += stored.size();
+  }
+  return Status::Ok();
+}
+
+Status ObjectImport::Commit(const std::vector<std::pair<std::string, ObjectId>>& snapshot_names) {
+  if (rep_->txn.raw() == nullptr) return Status::InvalidArgument("the import is committed already");
+  VEXFS_RETURN_IF_ERROR(rep_->CheckWhole());
+  for (const auto& [name, commit] : snapshot_names) VEXFS_RETURN_IF_ERROR(rep_->Name(name, commit));
+  VEXFS_ASSIGN_OR_RETURN(std::vector<uint16_t> subscribers,
+                         internal::ListSubscribers(rep_->txn, rep_->impl->dbs()));
+  for (const ObjectId& commit : rep_->commits) {
+    VEXFS_RETURN_IF_ERROR(internal::PostToAll(&rep_->txn, rep_->impl->dbs(), subscribers,
+                                              SnapshotChangeEntry(commit)));
+  }
+  return rep_->txn.Commit();
+}
+
+uint64_t ObjectImport::objects_added() const { return rep_->objects_added; }
+uint64_t ObjectImport::bytes_added() const { return rep_->bytes_added; }
+
+}  // namespace vexfs
