@@ -39,7 +39,10 @@ Status SelectObjects(Store& store, const std::vector<ObjectId>& want,
 
 // Admits objects from another store in one write transaction: nothing is in
 // the store until Commit returns ok, and an import destroyed uncommitted
-// leaves the store as it was. It holds the store's write lock meanwhile.
+// leaves the store as it was. It holds the store's write lock meanwhile: other
+// writers wait, and the thread that began it must not write to the store
+// through anything else until it ends (it would wait for itself). Use it from
+// that one thread.
 class ObjectImport {
  public:
   static Result<std::unique_ptr<ObjectImport>> Begin(Store& store);
