@@ -23,11 +23,7 @@ Status Mark(const Txn& txn, const Databases& dbs, std::vector<ObjectId> pending,
     if (!marked->insert(id).second) continue;
     VEXFS_ASSIGN_OR_RETURN(auto stored, txn.Get(dbs.objects, id.AsBytes()));
     if (!stored) continue;  // missing: nothing to keep (fsck reports it)
-    if (!stored->empty() && (*stored)[0] == static_cast<char>(ObjectType::kChunk)) continue;
-    ObjectType type;
-    std::string payload;
-    Status st = VerifyStoredObject(id, *stored, &type, &payload);
-    if (st.ok()) st = AppendReferences(type, payload, &pending);
+    Status st = AppendStoredReferences(id, *stored, &pending);
     if (!st.ok()) return st.WithContext("gc stopped; run fsck");
   }
   return Status::Ok();

@@ -41,6 +41,15 @@ Status AppendReferences(ObjectType type, std::string_view payload,
   return Status::Corruption("unknown object type");
 }
 
+Status AppendStoredReferences(const ObjectId& id, std::string_view stored,
+                              std::vector<ObjectId>* out) {
+  if (!stored.empty() && stored[0] == static_cast<char>(ObjectType::kChunk)) return Status::Ok();
+  ObjectType type;
+  std::string payload;
+  VEXFS_RETURN_IF_ERROR(VerifyStoredObject(id, stored, &type, &payload));
+  return AppendReferences(type, payload, out).WithContext("object " + id.ToHex());
+}
+
 Status CollectRootIds(const Txn& txn, const Databases& dbs, std::vector<ObjectId>* out) {
   VEXFS_ASSIGN_OR_RETURN(auto refs, ScanPrefix(txn, dbs.refs, ""));
   for (const auto& [key, value] : refs) {

@@ -14,6 +14,13 @@ namespace vexfs::internal {
 Status AppendReferences(ObjectType type, std::string_view payload,
                         std::vector<ObjectId>* out);
 
+// The references of the object stored as `stored` under `id`, its checksum
+// verified first. A chunk references nothing and is not decoded (reading its
+// payload would cost what the chunk weighs). Shared by gc's mark and the walk
+// that selects objects for another store.
+Status AppendStoredReferences(const ObjectId& id, std::string_view stored,
+                              std::vector<ObjectId>* out);
+
 // Every object id the refs and the working trees point at directly.
 Status CollectRootIds(const Txn& txn, const Databases& dbs, std::vector<ObjectId>* out);
 

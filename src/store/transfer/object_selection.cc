@@ -11,10 +11,6 @@ namespace {
 
 using IdSet = std::unordered_set<ObjectId, ObjectIdHash>;
 
-bool IsChunk(std::string_view stored) {
-  return !stored.empty() && stored[0] == static_cast<char>(ObjectType::kChunk);
-}
-
 class Selector {
  public:
   Selector(const Txn& txn, const Databases& dbs, const StoredObjectVisitor& visit)
@@ -123,11 +119,7 @@ class Selector {
   Status AppendChildren(const ObjectId& id, bool required, std::vector<ObjectId>* out) {
     VEXFS_ASSIGN_OR_RETURN(auto stored, txn_.Get(dbs_.objects, id.AsBytes()));
     if (!stored) return required ? Missing(id, "an object a wanted commit reaches") : Status::Ok();
-    if (IsChunk(*stored)) return Status::Ok();
-    ObjectType type;
-    std::string payload;
-    VEXFS_RETURN_IF_ERROR(VerifyStoredObject(id, *stored, &type, &payload));
-    return AppendReferences(type, payload, out).WithContext("object " + id.ToHex());
+    return AppendStoredReferences(id, *stored, out);
   }
 
   static Status Missing(const ObjectId& id, std::string_view what) {
