@@ -29,6 +29,8 @@ LAYERS = {
     "src/graph": {"vexfs", "common", "graph"},
     # The one door: a store with its extensions and background indexer.
     "src/db": {"vexfs", "db"},
+    # Agent bundles: what a Db holds, moved through the public headers.
+    "src/agent": {"vexfs", "common", "agent"},
     "src/front_end_shared": {"vexfs", "common", "front_end_shared"},
     # A front end like the CLI, plus common's UTF-8 and base64 helpers.
     "src/mcp": {"vexfs", "common", "mcp"},

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Fuzzes the USXF readers: builds the libFuzzer targets (clang-14, ASan + UBSan) in
 # build-fuzz/, writes the seed corpus, then fuzzes for SECONDS (default 60). Then,
-# for five sixths of SECONDS together: the GloVe file reader and the store's
-# record decoders (a sixth each), the KV state file reader (a quarter), the KV
-# transfer protocol's decoders, the MCP server's message decoders, the mount's
-# search-directory names and the memory graph's records (a twelfth each), each
-# at least a second. Their inputs go to tests/fuzz/glove_regressions/,
-# store_regressions/, kv_state_regressions/, kv_transport_regressions/,
-# mcp_regressions/, query_name_regressions/ and graph_regressions/, replayed by
+# for about as long again together: the GloVe file reader and the store's record
+# decoders (a sixth each), the KV state file reader (a quarter), the KV transfer
+# protocol's decoders, the MCP server's message decoders, the mount's
+# search-directory names, the memory graph's records and an agent bundle's
+# manifest and packs (a twelfth each), each at least a second. Their inputs go
+# to tests/fuzz/glove_regressions/, store_regressions/, kv_state_regressions/,
+# kv_transport_regressions/, mcp_regressions/, query_name_regressions/,
+# graph_regressions/ and agent_bundle_regressions/, replayed by
 # glove_fuzz_regression_test, store_records_fuzz_regression_test,
 # kv_state_fuzz_regression_test, kv_transport_fuzz_regression_test,
-# mcp_message_fuzz_regression_test, query_name_fuzz_regression_test and
-# graph_records_fuzz_regression_test.
+# mcp_message_fuzz_regression_test, query_name_fuzz_regression_test,
+# graph_records_fuzz_regression_test and agent_bundle_fuzz_regression_test.
 # Exits non-zero on any crash, leak, out-of-memory, timeout or reader
 # disagreement; a USXF input is saved as tests/fuzz/regressions/crash-<sha1> (or
 # leak-, oom-, timeout-), and usxf_fuzz_regression_test replays it in every
@@ -152,3 +153,12 @@ mkdir -p "$dir/graph-seeds" "$dir/graph-corpus" "$graph_regressions"
 "$dir/tests/fuzz/make_graph_seeds" "$dir/graph-seeds"
 fuzz_target graph_records_fuzz "the memory graph's records" "$(share 1 12)" 4096 \
   "$graph_regressions" "$dir/graph-corpus" "$dir/graph-seeds" "$@"
+
+# An agent bundle's manifest and object packs (another host writes them), a
+# twelfth as long: seeds are a well-formed manifest and pack.
+agent_bundle_regressions=tests/fuzz/agent_bundle_regressions
+rm -rf "$dir/agent-bundle-seeds"
+mkdir -p "$dir/agent-bundle-seeds" "$dir/agent-bundle-corpus" "$agent_bundle_regressions"
+"$dir/tests/fuzz/make_agent_bundle_seeds" "$dir/agent-bundle-seeds"
+fuzz_target agent_bundle_fuzz "an agent bundle's manifest and packs" "$(share 1 12)" 8192 \
+  "$agent_bundle_regressions" "$dir/agent-bundle-corpus" "$dir/agent-bundle-seeds" "$@"

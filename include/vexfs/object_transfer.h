@@ -37,6 +37,11 @@ using StoredObjectVisitor = std::function<Status(const ObjectId& id, std::string
 Status SelectObjects(Store& store, const std::vector<ObjectId>& want,
                      const std::vector<ObjectId>& have, const StoredObjectVisitor& visit);
 
+// Calls `visit` with each object `ids` names, as stored, all read in one read
+// transaction of `store`: what a caller that planned a selection (sizes first,
+// bytes after) reads the second time. kNotFound names the first missing.
+Status ReadStoredObjects(Store& store, const std::vector<ObjectId>& ids, const StoredObjectVisitor& visit);
+
 // Admits objects from another store in one write transaction: nothing is in
 // the store until Commit returns ok, and an import destroyed uncommitted
 // leaves the store as it was. It holds the store's write lock meanwhile: other
@@ -53,6 +58,10 @@ class ObjectImport {
   // Proves `stored` is object `id` (decodes it and recomputes the SHA-256 id)
   // and adds it; kCorruption naming the object if it is not.
   Status Add(const ObjectId& id, std::string_view stored);
+  // kNotFound unless `id` is a commit this import added or the store holds
+  // (kInvalidArgument if it is another kind of object): what a caller checks
+  // before pointing a branch at it.
+  Status RequireCommit(const ObjectId& id);
   // Checks the import is whole (each object an added one references is added
   // or already here: kNotFound names the first that is neither, as when an
   // incremental import's base is missing), names each snapshot (a name already

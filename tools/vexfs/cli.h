@@ -128,6 +128,7 @@ void AddMcpCommands(CLI::App& app, Context& ctx);          // cmd_mcp.cc
 void AddGraphCommands(CLI::App& app, Context& ctx);        // cmd_graph.cc
 void AddGraphReadCommands(CLI::App& graph, Context& ctx);  // cmd_graph_read.cc
 void AddGraphSearch(CLI::App& graph, Context& ctx);        // cmd_search.cc
+void AddAgentCommands(CLI::App& app, Context& ctx);        // cmd_agent.cc
 
 }  // namespace vexfs::cli
 

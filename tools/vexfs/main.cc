@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
   AddKvCommands(app, ctx);
   AddMcpCommands(app, ctx);
   AddGraphCommands(app, ctx);
+  AddAgentCommands(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

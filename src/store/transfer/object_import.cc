@@ -1,5 +1,6 @@
 // Admitting another store's objects, verified and all or nothing
 // (vexfs/object_transfer.h).
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -23,6 +24,18 @@ Status SelectObjects(Store& store, const std::vector<ObjectId>& want,
   internal::Txn txn;
   VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, /*write=*/false));
   return internal::SelectObjects(txn, impl->dbs(), want, have, visit);
+}
+
+Status ReadStoredObjects(Store& store, const std::vector<ObjectId>& ids, const StoredObjectVisitor& visit) {
+  internal::StoreImpl* impl = ImplOf(&store);
+  internal::Txn txn;
+  VEXFS_RETURN_IF_ERROR(impl->BeginTxn(&txn, /*write=*/false));
+  for (const ObjectId& id : ids) {
+    VEXFS_ASSIGN_OR_RETURN(auto stored, txn.Get(impl->dbs().objects, id.AsBytes()));
+    if (!stored) return Status::NotFound("object " + id.ToHex() + " is no longer in the store (collected meanwhile?)");
+    VEXFS_RETURN_IF_ERROR(visit(id, *stored));
+  }
+  return Status::Ok();
 }
 
 struct ObjectImport::Rep {
@@ -57,11 +70,22 @@ struct ObjectImport::Rep {
       return Status::AlreadyExists("snapshot '" + name + "' already names commit " + named->ToHex() +
                                    ", not the imported " + commit.ToHex());
     }
-    if (!added.count(commit)) {
-      VEXFS_ASSIGN_OR_RETURN(auto here, txn.Get(impl->dbs().objects, commit.AsBytes()));
-      if (!here) return Status::NotFound("commit " + commit.ToHex() + " to name '" + name + "' is not imported");
-    }
+    VEXFS_RETURN_IF_ERROR(CheckIsCommit(commit, "to name '" + name + "'"));
     return txn.Put(impl->dbs().refs, internal::SnapshotRef(name), commit.AsBytes());
+  }
+
+  // `id` is a commit, added or already here: what a name or a branch may point at.
+  Status CheckIsCommit(const ObjectId& id, const std::string& what) {
+    if (std::find(commits.begin(), commits.end(), id) != commits.end()) return Status::Ok();
+    VEXFS_ASSIGN_OR_RETURN(auto here, txn.Get(impl->dbs().objects, id.AsBytes()));
+    if (!here) return Status::NotFound("commit " + id.ToHex() + " " + what + " is not imported");
+    internal::ObjectType type;
+    std::string payload;
+    VEXFS_RETURN_IF_ERROR(internal::VerifyStoredObject(id, *here, &type, &payload));
+    if (type != internal::ObjectType::kCommit) {
+      return Status::InvalidArgument("object " + id.ToHex() + " " + what + " is not a commit");
+    }
+    return Status::Ok();
   }
 };
 
@@ -97,6 +121,11 @@ Status ObjectImport::Add(const ObjectId& id, std::string_view stored) {
     rep_->bytes_added += stored.size();
   }
   return Status::Ok();
+}
+
+Status ObjectImport::RequireCommit(const ObjectId& id) {
+  if (rep_->txn.raw() == nullptr) return Status::InvalidArgument("the import is committed already");
+  return rep_->CheckIsCommit(id, "the import points at");
 }
 
 Status ObjectImport::Commit(const std::vector<std::pair<std::string, ObjectId>>& snapshot_names) {
