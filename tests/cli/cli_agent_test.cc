@@ -76,5 +76,44 @@ TEST_F(CliAgentTest, RefusalsExitWithTheirCodeAndChangeNothing) {
   EXPECT_FAILS_UNCHANGED(Vexfs({"agent", "export", "-o", Local("x.usxf"), "--kv", "nofile"}), 4, "--kv");
 }
 
+// The whole move: a prompt's KV cache captured, the turn it covers and two
+// pending actions in the graph, exported, imported elsewhere and resumed there
+// without reading the prompt again.
+TEST_F(CliAgentTest, ResumeContinuesFromTheCarriedCacheAndListsActions) {
+  WriteLocalFile(Local("prompt.txt"), "The keeper of the lighthouse wrote down the ships that passed, the "
+                                      "weather and the hours the lamp burned through the night.");
+  json c = VexfsJson({"kv", "capture", "--model", TinyModel(7), "--prompt-file", Local("prompt.txt"), "--threads",
+                      "1", "--sign-key", Local("agent.key"), "-o", Local("ctx.usxf")});
+  const std::string tokens = std::to_string(c["tokens"].get<int>());
+  VexfsOk({"graph", "add", "--kind", "turn", "--text", "the keeper's log", "--span", "ctx:0:" + tokens + ":" + tokens});
+  VexfsOk({"graph", "add", "--kind", "pending_action", "--text", "ring the bell", "--key", "bell"});
+  VexfsOk({"graph", "add", "--kind", "pending_action", "--text", "light the lamp", "--key", "lamp"});
+  VexfsOk({"graph", "action", "key:lamp", "done"});
+  VexfsOk({"snapshot", "create", "s2"});
+  VexfsOk({"agent", "export", "-o", Local("a.usxf"), "--kv", "ctx=" + Local("ctx.usxf"), "--sign", Local("agent.key")});
+
+  set_store(target_);
+  VexfsOk({"agent", "import", Local("a.usxf"), "--keyring", Local("keyring"), "--branch", "moved"});
+  json r = VexfsJson({"agent", "resume", "--branch", "moved", "--model", TinyModel(7), "--generate", "16",
+                      "--keyring", Local("keyring"), "--threads", "1"});
+  json expected = c["reference_tokens"];
+  expected.erase(expected.begin() + 16, expected.end());
+  EXPECT_EQ(r["generated"], expected) << "the target must continue as the source did";
+  EXPECT_TRUE(r["matches_source"].get<bool>());
+  EXPECT_EQ(r["restored_tokens"], c["tokens"]);
+  ASSERT_EQ(r["point"]["completed_actions"].size(), 1u);
+  EXPECT_EQ(r["point"]["completed_actions"][0]["key"], "lamp");
+  ASSERT_EQ(r["point"]["open_actions"].size(), 1u);
+  EXPECT_EQ(r["point"]["open_actions"][0]["key"], "bell");
+
+  // A cache for a model the target does not have is refused, naming why.
+  ProcessResult other = Vexfs({"agent", "resume", "--branch", "moved", "--model", TinyModel(8), "--keyring",
+                               Local("keyring"), "--threads", "1"});
+  EXPECT_TRUE(FailedWith(other, 4, {"fingerprint"}));
+  // Without the state, the agent is told to read the prompt again.
+  std::filesystem::remove_all(target_ + "/kv");
+  EXPECT_TRUE(FailedWith(Vexfs({"agent", "resume", "--branch", "moved", "--model", TinyModel(7)}), 3, {"read the prompt again"}));
+}
+
 }  // namespace
 }  // namespace vexfs::cli_test

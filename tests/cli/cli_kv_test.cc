@@ -24,19 +24,7 @@ class CliKvTest : public CliTest {
                    "water, because the charts of the northern coast were old and often wrong.");
   }
 
-  // A tiny model made through `kv model-init`, shared by the tests of this build.
-  std::string Model(int seed) {
-    const std::string dir = VEXFS_KV_TEST_MODEL_DIR;
-    ::mkdir(dir.c_str(), 0755);
-    const std::string path = dir + "/cli-tiny-seed" + std::to_string(seed) + ".gguf";
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0) {
-      const std::string tmp = path + "." + std::to_string(::getpid());
-      VexfsOk({"kv", "model-init", "--shape", "tiny", "--seed", std::to_string(seed), "--stdev", "0.2", "-o", tmp});
-      ::rename(tmp.c_str(), path.c_str());
-    }
-    return path;
-  }
+  std::string Model(int seed) { return TinyModel(seed); }
 
   json Capture(const std::string& out, const Args& extra = {}) {
     Args args = {"kv", "capture", "--model", Model(7), "--prompt-file", Local("prompt.txt"), "--threads", "1", "-o", out};

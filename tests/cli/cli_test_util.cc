@@ -1,6 +1,10 @@
 // Fixture and checks for end-to-end CLI tests (see cli_test_util.h).
 #include "cli/cli_test_util.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -64,6 +68,19 @@ json CliTest::VexfsJson(const Args& args) {
   json value = json::parse(r.out, nullptr, /*allow_exceptions=*/false);
   EXPECT_FALSE(value.is_discarded()) << "not JSON: " << r;
   return value;
+}
+
+std::string CliTest::TinyModel(int seed) {
+  const std::string dir = VEXFS_KV_TEST_MODEL_DIR;
+  ::mkdir(dir.c_str(), 0755);
+  const std::string path = dir + "/cli-tiny-seed" + std::to_string(seed) + ".gguf";
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    const std::string tmp = path + "." + std::to_string(::getpid());
+    VexfsOk({"kv", "model-init", "--shape", "tiny", "--seed", std::to_string(seed), "--stdev", "0.2", "-o", tmp});
+    ::rename(tmp.c_str(), path.c_str());
+  }
+  return path;
 }
 
 void CliTest::PutText(const std::string& path, const std::string& data) {

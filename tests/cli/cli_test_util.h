@@ -43,6 +43,10 @@ class CliTest : public ::testing::Test {
   // Runs the command with `--json` after it, expects success and one JSON value.
   json VexfsJson(const Args& args);
 
+  // A tiny random-weight model made through `kv model-init`, shared by the
+  // tests of this build (VEXFS_KV_TEST_MODEL_DIR).
+  std::string TinyModel(int seed);
+
   // Stores `data` at store path `path` through `vexfs put - path`.
   void PutText(const std::string& path, const std::string& data);
 

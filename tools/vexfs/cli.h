@@ -129,6 +129,7 @@ void AddGraphCommands(CLI::App& app, Context& ctx);        // cmd_graph.cc
 void AddGraphReadCommands(CLI::App& graph, Context& ctx);  // cmd_graph_read.cc
 void AddGraphSearch(CLI::App& graph, Context& ctx);        // cmd_search.cc
 void AddAgentCommands(CLI::App& app, Context& ctx);        // cmd_agent.cc
+void AddAgentResume(CLI::App& agent, Context& ctx);        // cmd_agent_resume.cc
 
 }  // namespace vexfs::cli
 

@@ -226,6 +226,7 @@ void AddAgentCommands(CLI::App& app, Context& ctx) {
   AddExport(*agent_cmd, ctx);
   AddImport(*agent_cmd, ctx);
   AddInspect(*agent_cmd, ctx);
+  AddAgentResume(*agent_cmd, ctx);
 }
 
 }  // namespace vexfs::cli

@@ -65,6 +65,21 @@ Status MakeDir(const std::string& dir) {
   return Status::IOError("cannot create '" + dir + "': " + std::strerror(errno));
 }
 
+}  // namespace
+
+Result<kv::HfCache> WriteHfFolder(const kv::StateBundle& b, const std::string& out) {
+  VEXFS_ASSIGN_OR_RETURN(kv::HfCache hf, kv::ToHfLayout(b.info, b.kv));
+  VEXFS_RETURN_IF_ERROR(MakeDir(out));
+  VEXFS_RETURN_IF_ERROR(WriteLocalFileAtomically(out + "/cache.f32", FloatBytes(hf.data)));
+  VEXFS_RETURN_IF_ERROR(WriteLocalFileAtomically(out + "/next_logits.f32", FloatBytes(b.next_logits)));
+  // Last: a folder with a manifest is complete.
+  json m = Manifest(b, hf);
+  VEXFS_RETURN_IF_ERROR(WriteLocalFileAtomically(out + "/manifest.json", m.dump() + "\n"));
+  return hf;
+}
+
+namespace {
+
 struct ExportArgs {
   std::string state, out, layout = "hf", keyring;
 };
@@ -72,13 +87,7 @@ struct ExportArgs {
 Status RunExport(Context& ctx, const ExportArgs& a) {
   VEXFS_ASSIGN_OR_RETURN(auto keyring, LoadKeyring(a.keyring));
   VEXFS_ASSIGN_OR_RETURN(kv::StateBundle b, kv::ReadStateFile(a.state, keyring.get()));
-  VEXFS_ASSIGN_OR_RETURN(kv::HfCache hf, kv::ToHfLayout(b.info, b.kv));
-  VEXFS_RETURN_IF_ERROR(MakeDir(a.out));
-  VEXFS_RETURN_IF_ERROR(WriteLocalFileAtomically(a.out + "/cache.f32", FloatBytes(hf.data)));
-  VEXFS_RETURN_IF_ERROR(WriteLocalFileAtomically(a.out + "/next_logits.f32", FloatBytes(b.next_logits)));
-  // Last: a folder with a manifest is complete.
-  json m = Manifest(b, hf);
-  VEXFS_RETURN_IF_ERROR(WriteLocalFileAtomically(a.out + "/manifest.json", m.dump() + "\n"));
+  VEXFS_ASSIGN_OR_RETURN(kv::HfCache hf, WriteHfFolder(b, a.out));
   if (ctx.global.json) {
     ctx.PrintJson({{"exported", a.out}, {"tokens", hf.n_tokens}, {"layers", hf.n_layers}});
   } else {

@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "vexfs/kv/hf_layout.h"
 #include "vexfs/kv/model.h"
 #include "vexfs/kv/model_context.h"
+#include "vexfs/kv/state_file.h"
 #include "vexfs/status.h"
 #include "vexfs/usxf_keys.h"
 #include "vexfs/usxf_kv.h"
@@ -40,6 +42,10 @@ Result<std::vector<int32_t>> PromptTokens(const kv::Model& model, const std::str
 // Loads the keyring in `flag`'s directory, else $VEXFS_KEYRING's; null if neither
 // names one.
 Result<std::unique_ptr<usxf::Keyring>> LoadKeyring(const std::string& flag);
+
+// Writes `b`'s cache in the Hugging Face layout into folder `out` (created if
+// missing): cache.f32, next_logits.f32, then manifest.json (cmd_kv_hf.cc).
+Result<kv::HfCache> WriteHfFolder(const kv::StateBundle& b, const std::string& out);
 
 // "neox", "interleaved" or "none", as the JSON outputs name a RoPE type.
 const char* RopeName(usxf::RopeType rope);
