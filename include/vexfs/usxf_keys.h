@@ -92,6 +92,14 @@ VerifyReport VerifyFile(const std::string& path, const VerifyOptions& options);
 // file on disk could change between verifying and using it.
 VerifyReport VerifyBytes(std::string_view file, const VerifyOptions& options);
 
+// What VerifyFile with a keyring checks beyond the digests (the metadata of
+// every KV section, then the signatures), for a caller that recomputed
+// `summary.root` from the bytes itself: a StreamReader's summary after ReadAll
+// at kFull. A root read from a footer and not recomputed proves nothing. The
+// same rules and errors as VerifyFile; `checks` gets one entry per signature.
+Status CheckVerifiedSummary(const FileSummary& summary, const Keyring& keyring,
+                            std::vector<SignatureCheck>* checks);
+
 // Adds a signature by `key` to the file at `path`: a sealed file is verified fully;
 // an unsealed one is checked (fast checksums) and sealed. The footer is then
 // rewritten atomically, keeping the file's permissions, under an exclusive flock

@@ -62,8 +62,8 @@ Status CheckKvSections(const FileSummary& s) {
   return Status::Ok();
 }
 
-// Signatures against `keyring`, over a root the caller has recomputed (a root read
-// from a footer and not checked proves nothing).
+}  // namespace
+
 Status CheckSignatures(const FileSummary& summary, const Keyring& keyring,
                        std::vector<SignatureCheck>* checks) {
   const std::string message = SignedMessage(summary.root);
@@ -97,7 +97,11 @@ Status CheckSignatures(const FileSummary& summary, const Keyring& keyring,
                                   (checks->size() > 1 ? ", ..." : "") + ")");
 }
 
-}  // namespace
+Status CheckVerifiedSummary(const FileSummary& summary, const Keyring& keyring,
+                            std::vector<SignatureCheck>* checks) {
+  VEXFS_RETURN_IF_ERROR(CheckKvSections(summary));
+  return CheckSignatures(summary, keyring, checks);
+}
 
 VerifyReport VerifyFile(const std::string& path, const VerifyOptions& options) {
   auto mapping = Mapping::Open(path);
