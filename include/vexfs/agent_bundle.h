@@ -102,6 +102,11 @@ struct ImportOptions {
   // Where the KV state files go ("" = the store's kv/ directory).
   std::string kv_dir;
   int threads = 2;  // for hashing the bundle
+  // The file's summary when the caller has verified it whole already, at
+  // kFull and against its keyring (a receiver that checked it while it
+  // arrived, into a file only it writes): the import then does not hash it
+  // again. Each object is still proven by its id.
+  const usxf::FileSummary* verified = nullptr;
   ProgressFn progress;
 };
 
@@ -122,6 +127,9 @@ struct ImportReport {
 // objects and KV states would not fit the free disk), kNotSupported (an
 // extension this build lacks, a newer format). Each leaves the store unchanged.
 Result<ImportReport> Import(Db& db, const std::string& path, const ImportOptions& options);
+
+// Whether a USXF file is an agent bundle (its file metadata says so).
+bool IsBundle(const usxf::FileSummary& summary);
 
 // Reads the manifest of a verified bundle (for `vexfs agent inspect`).
 struct BundleInfo {

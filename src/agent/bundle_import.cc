@@ -76,6 +76,23 @@ Result<std::unique_ptr<usxf::MappedFile>> OpenVerified(const std::string& path, 
   return usxf::MappedFile::Open(path);
 }
 
+// The bundle, verified whole here unless the caller did (ImportOptions::verified).
+Result<std::unique_ptr<usxf::MappedFile>> OpenForImport(const std::string& path, const ImportOptions& o,
+                                                        ImportReport* report) {
+  if (o.verified != nullptr) {
+    VEXFS_ASSIGN_OR_RETURN(auto file, usxf::MappedFile::Open(path));
+    if (file->summary().root != o.verified->root) return Status::Corruption("the file is not the one that was verified");
+    return file;
+  }
+  usxf::VerifyOptions verify;
+  verify.keyring = o.keyring;
+  verify.threads = std::max(1, o.threads);
+  usxf::VerifyReport verified;
+  auto file = OpenVerified(path, verify, &verified);
+  report->signatures = verified.signatures;
+  return file;
+}
+
 // What the target must already have and must not hold otherwise.
 Status CheckTarget(Db& db, const BundleManifest& m, const ImportOptions& o) {
   Store& store = db.store();
@@ -171,6 +188,13 @@ Status MakeBranch(Store& store, const std::string& branch, const ObjectId& snaps
 
 }  // namespace
 
+bool IsBundle(const usxf::FileSummary& summary) {
+  auto metadata = usxf::Metadata::Decode(summary.file_metadata);
+  if (!metadata.ok()) return false;
+  auto format = metadata->GetString(1, "format");
+  return format.ok() && *format == kBundleFormat;
+}
+
 std::string KvStatePath(const std::string& kv_dir, std::string_view cache) {
   return kv_dir + "/" + Sha256Of(cache).ToHex() + ".usxf";
 }
@@ -187,12 +211,7 @@ Result<BundleInfo> Inspect(const std::string& path, const usxf::VerifyOptions& o
 Result<ImportReport> Import(Db& db, const std::string& path, const ImportOptions& options) {
   ImportReport report;
   auto start = Clock::now();
-  usxf::VerifyOptions verify;
-  verify.keyring = options.keyring;
-  verify.threads = std::max(1, options.threads);
-  usxf::VerifyReport verified;
-  auto file = OpenVerified(path, verify, &verified);
-  report.signatures = verified.signatures;
+  auto file = OpenForImport(path, options, &report);
   VEXFS_RETURN_IF_ERROR(file.status().WithContext(path));
   VEXFS_ASSIGN_OR_RETURN(report.manifest, ReadManifest(**file));
   const BundleManifest& m = report.manifest;

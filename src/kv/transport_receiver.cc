@@ -25,6 +25,7 @@ struct Receiver::State {
   std::atomic<int> verified{0}, refused{0}, dropped{0};
   mutable std::mutex mu;
   Status last_refusal;  // guarded by mu
+  Status last_verdict;  // guarded by mu
 
   bool Done() const {
     const int verdicts = verified.load() + refused.load();
@@ -71,11 +72,11 @@ Status Receiver::Run() {
       continue;
     }
     Status refusal;
-    st.Count(ServeConnection(env, std::move(conn).value(), peer, &refusal));
-    if (!refusal.ok()) {
-      std::lock_guard<std::mutex> lock(st.mu);
-      st.last_refusal = refusal;
-    }
+    const ConnectionOutcome outcome = ServeConnection(env, std::move(conn).value(), peer, &refusal);
+    st.Count(outcome);
+    std::lock_guard<std::mutex> lock(st.mu);
+    if (!refusal.ok()) st.last_refusal = refusal;
+    if (outcome != ConnectionOutcome::kDropped) st.last_verdict = refusal;
   }
   return Status::Ok();
 }
@@ -88,7 +89,8 @@ void Receiver::Stop() {
 
 ServeStats Receiver::stats() const {
   std::lock_guard<std::mutex> lock(state_->mu);
-  return {state_->verified.load(), state_->refused.load(), state_->dropped.load(), state_->last_refusal};
+  return {state_->verified.load(), state_->refused.load(), state_->dropped.load(), state_->last_refusal,
+          state_->last_verdict};
 }
 
 Status Serve(ServeOptions options, const std::function<void(uint16_t port)>& on_listening) {

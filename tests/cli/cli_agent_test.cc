@@ -2,6 +2,8 @@
 // moves a snapshot and its graph to another store with the same commit id, and
 // each refusal (untrusted, damaged, incremental without its base, a branch
 // held elsewhere) exits with its documented code and leaves the target as it was.
+#include <unistd.h>
+
 #include <fstream>
 
 #include "cli/cli_test_util.h"
@@ -74,6 +76,40 @@ TEST_F(CliAgentTest, RefusalsExitWithTheirCodeAndChangeNothing) {
   EXPECT_FAILS_UNCHANGED(
       Vexfs({"agent", "import", Local("signed.usxf"), "--keyring", keyring, "--branch", "moved"}), 5, "moved");
   EXPECT_FAILS_UNCHANGED(Vexfs({"agent", "export", "-o", Local("x.usxf"), "--kv", "nofile"}), 4, "--kv");
+}
+
+// A bundle sent over TCP to `kv serve --import`: verified as it arrives
+// (against serve's keyring), imported on arrival; an unsigned one is refused
+// back to its sender and the target is left as it was.
+TEST_F(CliAgentTest, SentBundlesAreVerifiedThenImportedOnArrival) {
+  VexfsOk({"agent", "export", "-o", Local("signed.usxf"), "--sign", Local("agent.key")});
+  VexfsOk({"agent", "export", "-o", Local("unsigned.usxf")});
+  const std::string commit = VexfsJson({"log", "s1"})[0]["id"];
+  Process serve;
+  std::string error;
+  ASSERT_TRUE(serve.Start({VexfsBinary(), "--store", target_, "kv", "serve", "--listen", "127.0.0.1:0", "--keyring",
+                           Local("keyring"), "--spool", Local("spool"), "--port-file", Local("port"),
+                           "--max-streams", "2", "--import", "--import-branch", "moved"},
+                          {}, &error))
+      << error;
+  std::string port;
+  for (int i = 0; i < 500 && port.empty(); ++i) {
+    port = ReadLocalFile(Local("port"));
+    if (port.empty()) usleep(10000);
+  }
+  ASSERT_FALSE(port.empty()) << "kv serve did not start";
+  const std::string to = "127.0.0.1:" + port.substr(0, port.find('\n'));
+  EXPECT_TRUE(FailedWith(Vexfs({"agent", "send", Local("unsigned.usxf"), to}), 10, {"not signed"}));
+  json sent = VexfsJson({"agent", "send", Local("signed.usxf"), to});
+  EXPECT_TRUE(sent["ok"].get<bool>());
+  ProcessResult served = serve.Finish();
+  EXPECT_EQ(served.exit_code, 0) << served;
+  EXPECT_NE(served.out.find("imported"), std::string::npos) << served;
+  set_store(target_);
+  EXPECT_EQ(VexfsJson({"log", "s1"})[0]["id"], commit);
+  EXPECT_EQ(VexfsOk({"cat", "/notes/plan.md", "--branch", "moved"}), "plan A: sail at dawn");
+  ExpectFsckClean();
+  EXPECT_TRUE(FailedWith(Vexfs({"agent", "send", Local("keyring/agent.pub"), to}), 6));
 }
 
 // The whole move: a prompt's KV cache captured, the turn it covers and two

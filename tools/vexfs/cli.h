@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "vexfs/db.h"
 #include "vexfs/json.h"
@@ -117,7 +118,12 @@ struct KvServeHook {
       std::shared_ptr<const usxf::Keyring> keyring)>
       start;
 };
-void AddKvNetCommands(CLI::App& kv, Context& ctx, KvServeHook hook = {});  // cmd_kv_net.cc
+// Every hook's callback sees every verified stream, in order, and takes the
+// kinds it knows (a KV state, an agent bundle), leaving the others alone.
+void AddKvNetCommands(CLI::App& kv, Context& ctx, std::vector<KvServeHook> hooks = {});  // cmd_kv_net.cc
+// `kv serve --import`: each verified agent bundle is imported into the store
+// (cmd_agent.cc).
+KvServeHook ImportBundlesOnArrival(Context& ctx);
 void AddKvInspectCommands(CLI::App& kv, Context& ctx);  // cmd_kv_inspect.cc
 void AddKvHfCommands(CLI::App& kv, Context& ctx);       // cmd_kv_hf.cc
 void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cmd_maintenance.cc

@@ -1,10 +1,14 @@
-// `vexfs agent export|import|inspect`: moving a whole agent (its files, memory
+// `vexfs agent export|import|inspect|send`, and `kv serve --import`: moving a whole agent (its files, memory
 // graph and KV caches) as one signed USXF bundle (docs/agent-bundle.md).
+#include <unistd.h>
+
+#include <chrono>
 #include <fstream>
 #include <iostream>
 
 #include "cli.h"
 #include "vexfs/agent_bundle.h"
+#include "vexfs/kv/transport.h"
 #include "vexfs/usxf_keys.h"
 
 namespace vexfs::cli {
@@ -216,8 +220,91 @@ void AddInspect(CLI::App& agent_cmd, Context& ctx) {
   });
 }
 
+struct SendArgs {
+  std::string file, to;
+  int attempts = 5;
+};
+
+Status RunSend(Context& ctx, const SendArgs& a) {
+  // A cheap look (structure and checksums of the header and footer): what goes
+  // out must be a bundle; the receiver verifies every byte.
+  VEXFS_ASSIGN_OR_RETURN(auto file, usxf::MappedFile::Open(a.file));
+  if (!agent::IsBundle(file->summary())) return Status::InvalidArgument(a.file + " is not an agent bundle");
+  file.reset();
+  kv::SendOptions options;
+  options.max_attempts = a.attempts;
+  Progress progress("agent send: bytes");
+  options.progress = [&progress](uint64_t sent, uint64_t total) { progress.Update(sent, total); };
+  kv::SendReport report;
+  auto start = std::chrono::steady_clock::now();
+  Status st = kv::SendFile(a.file, a.to, options, &report);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (ctx.global.json) {
+    json j = {{"ok", st.ok()},          {"file", a.file},           {"to", a.to},
+              {"bytes", report.total_bytes}, {"bytes_sent", report.bytes_sent}, {"resumed_from", report.resumed_from},
+              {"attempts", report.attempts}, {"seconds", seconds},  {"receiver", report.receiver_message}};
+    if (!st.ok()) j["error"] = st.message();
+    ctx.PrintJson(j);
+  }
+  VEXFS_RETURN_IF_ERROR(st);
+  if (!ctx.global.json) {
+    std::cout << a.file << ": verified by " << a.to << " (" << FormatBytes(report.bytes_sent) << " sent in "
+              << seconds << " s" << (report.resumed_from > 0 ? ", resumed at byte " + std::to_string(report.resumed_from) : "")
+              << "): " << report.receiver_message << "\n";
+  }
+  return Status::Ok();
+}
+
+void AddSend(CLI::App& agent_cmd, Context& ctx) {
+  CLI::App* cmd = agent_cmd.add_subcommand(
+      "send", "Stream a bundle to a `vexfs kv serve`: verified as it arrives, resumed after a dropped connection");
+  auto a = std::make_shared<SendArgs>();
+  cmd->add_option("bundle", a->file, "Bundle file")->required();
+  cmd->add_option("address", a->to, "Receiver, HOST:PORT")->required();
+  cmd->add_option("--attempts", a->attempts, "Connections to try before giving up")->check(CLI::Range(1, 1000));
+  cmd->callback([&ctx, a] {
+    Status st = RunSend(ctx, *a);
+    if (!st.ok()) ctx.Fail(st);
+  });
+}
+
 }  // namespace
 }  // namespace agent_commands
+
+KvServeHook ImportBundlesOnArrival(Context& ctx) {
+  struct Args {
+    bool import = false;
+    std::string branch;
+  };
+  auto a = std::make_shared<Args>();
+  KvServeHook hook;
+  hook.add_options = [a](CLI::App& serve) {
+    serve.add_flag("--import", a->import, "Import each verified agent bundle into the store (--store)");
+    serve.add_option("--import-branch", a->branch, "Make this branch at each imported bundle's snapshot");
+  };
+  hook.start = [&ctx, a](std::shared_ptr<const usxf::Keyring>) -> Result<kv::OnVerified> {
+    if (!a->import) return kv::OnVerified();
+    std::shared_ptr<Db> db = ctx.OpenDb();
+    if (!db) return Status::InvalidArgument("--import: the store did not open (reported above)");
+    return kv::OnVerified([&ctx, a, db](const kv::VerifiedStream& stream) -> Status {
+      if (!agent::IsBundle(stream.summary)) return Status::Ok();
+      agent::ImportOptions o;
+      o.verified = &stream.summary;  // checked as it arrived, against serve's keyring
+      o.branch = a->branch;
+      VEXFS_ASSIGN_OR_RETURN(agent::ImportReport r, agent::Import(*db, stream.path, o));
+      ::unlink(stream.path.c_str());  // its objects are in the store now
+      if (ctx.global.json) {
+        ctx.PrintJson({{"imported", stream.name}, {"snapshot", r.manifest.snapshot.ToHex()},
+                       {"agent", r.manifest.agent}, {"objects_added", r.objects_added}, {"kv_files", r.kv_files}});
+      } else {
+        std::cout << "imported " << stream.name << ": snapshot " << r.manifest.snapshot.ToHex().substr(0, 12)
+                  << " of agent '" << r.manifest.agent << "', " << r.objects_added << " new objects" << std::endl;
+      }
+      return Status::Ok();
+    });
+  };
+  return hook;
+}
 
 void AddAgentCommands(CLI::App& app, Context& ctx) {
   using namespace agent_commands;
@@ -226,6 +313,7 @@ void AddAgentCommands(CLI::App& app, Context& ctx) {
   AddExport(*agent_cmd, ctx);
   AddImport(*agent_cmd, ctx);
   AddInspect(*agent_cmd, ctx);
+  AddSend(*agent_cmd, ctx);
   AddAgentResume(*agent_cmd, ctx);
 }
 

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "kv_flags.h"
+#include "vexfs/agent_bundle.h"
 #include "vexfs/kv/capture.h"
 #include "vexfs/kv/model.h"
 #include "vexfs/kv/model_init.h"
@@ -261,6 +262,7 @@ KvServeHook RestoreOnArrival(Context& ctx) {
     std::shared_ptr<kv::Model> model = std::move(loaded);
     return std::function<Status(const kv::VerifiedStream&)>(
         [&ctx, a, keyring, model, settings](const kv::VerifiedStream& stream) -> Status {
+          if (agent::IsBundle(stream.summary)) return Status::Ok();  // --import's
           VEXFS_ASSIGN_OR_RETURN(kv::StateBundle b, kv::ReadStateFile(stream.path, keyring.get()));
           VEXFS_ASSIGN_OR_RETURN(auto context, kv::RestoreBundle(*model, b, settings, a->generate, nullptr));
           VEXFS_ASSIGN_OR_RETURN(kv::Continuation c, context->Greedy(a->generate));
@@ -288,7 +290,7 @@ void AddKvCommands(CLI::App& app, Context& ctx) {
   AddVerifyCmd(*kv, ctx);
   AddKvInspectCommands(*kv, ctx);
   AddKvHfCommands(*kv, ctx);
-  AddKvNetCommands(*kv, ctx, RestoreOnArrival(ctx));
+  AddKvNetCommands(*kv, ctx, {RestoreOnArrival(ctx), ImportBundlesOnArrival(ctx)});
 }
 
 }  // namespace vexfs::cli

@@ -47,7 +47,7 @@ Result<std::optional<usxf::Keyring>> ServeKeyring(const ServeArgs& a) {
   return std::optional<usxf::Keyring>(std::move(keyring));
 }
 
-Result<kv::ServeOptions> ServeOptionsFrom(const ServeArgs& a, const KvServeHook& hook) {
+Result<kv::ServeOptions> ServeOptionsFrom(const ServeArgs& a, const std::vector<KvServeHook>& hooks) {
   kv::ServeOptions o;
   o.listen = a.listen;
   o.spool = a.spool;
@@ -56,10 +56,19 @@ Result<kv::ServeOptions> ServeOptionsFrom(const ServeArgs& a, const KvServeHook&
   o.idle_timeout_ms = a.idle_timeout_s * 1000;
   o.max_streams = a.max_streams;
   o.log = [](const std::string& line) { std::cerr << "vexfs kv serve: " << line << std::endl; };
-  if (hook.start) {
-    std::shared_ptr<const usxf::Keyring> keyring;
-    if (o.keyring) keyring = std::make_shared<const usxf::Keyring>(*o.keyring);
-    VEXFS_ASSIGN_OR_RETURN(o.on_verified, hook.start(std::move(keyring)));
+  std::shared_ptr<const usxf::Keyring> keyring;
+  if (o.keyring) keyring = std::make_shared<const usxf::Keyring>(*o.keyring);
+  std::vector<kv::OnVerified> callbacks;
+  for (const KvServeHook& hook : hooks) {
+    if (!hook.start) continue;
+    VEXFS_ASSIGN_OR_RETURN(kv::OnVerified callback, hook.start(keyring));
+    if (callback) callbacks.push_back(std::move(callback));
+  }
+  if (!callbacks.empty()) {
+    o.on_verified = [callbacks](const kv::VerifiedStream& stream) {
+      for (const kv::OnVerified& callback : callbacks) VEXFS_RETURN_IF_ERROR(callback(stream));
+      return Status::Ok();
+    };
   }
   return o;
 }
@@ -70,8 +79,8 @@ json StatsJson(const kv::ServeStats& s) {
   return j;
 }
 
-void RunServe(Context& ctx, const ServeArgs& a, const KvServeHook& hook) {
-  auto options = ServeOptionsFrom(a, hook);
+void RunServe(Context& ctx, const ServeArgs& a, const std::vector<KvServeHook>& hooks) {
+  auto options = ServeOptionsFrom(a, hooks);
   if (!options.ok()) return (void)ctx.Fail(options.status());
   auto receiver = kv::Receiver::Listen(std::move(options).value());
   if (!receiver.ok()) return (void)ctx.Fail(receiver.status());
@@ -89,10 +98,10 @@ void RunServe(Context& ctx, const ServeArgs& a, const KvServeHook& hook) {
   if (ctx.global.json) ctx.PrintJson(StatsJson(stats));
   if (!run.ok()) return (void)ctx.Fail(run);
   // One-shot use (--max-streams) reports the last stream's fate in the exit code.
-  if (a.max_streams > 0 && !stats.last_refusal.ok()) (void)ctx.Fail(stats.last_refusal);
+  if (a.max_streams > 0 && !stats.last_verdict.ok()) (void)ctx.Fail(stats.last_verdict);
 }
 
-void AddServe(CLI::App& kv, Context& ctx, KvServeHook hook) {
+void AddServe(CLI::App& kv, Context& ctx, std::vector<KvServeHook> hooks) {
   CLI::App* cmd = kv.add_subcommand(
       "serve", "Receive USXF streams over TCP, verify them as they arrive, keep (and restore) the verified ones");
   auto a = std::make_shared<ServeArgs>();
@@ -110,8 +119,10 @@ void AddServe(CLI::App& kv, Context& ctx, KvServeHook hook) {
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
   cmd->add_option("--port-file", a->port_file, "Write the port listened on to this file once listening");
-  if (hook.add_options) hook.add_options(*cmd);
-  cmd->callback([&ctx, a, hook] { RunServe(ctx, *a, hook); });
+  for (const KvServeHook& hook : hooks) {
+    if (hook.add_options) hook.add_options(*cmd);
+  }
+  cmd->callback([&ctx, a, hooks] { RunServe(ctx, *a, hooks); });
 }
 
 json ReportJson(const std::string& file, const std::string& to, const kv::SendReport& r, const Status& st) {
@@ -161,8 +172,8 @@ void AddSend(CLI::App& kv, Context& ctx) {
 
 }  // namespace
 
-void AddKvNetCommands(CLI::App& kv, Context& ctx, KvServeHook hook) {
-  AddServe(kv, ctx, std::move(hook));
+void AddKvNetCommands(CLI::App& kv, Context& ctx, std::vector<KvServeHook> hooks) {
+  AddServe(kv, ctx, std::move(hooks));
   AddSend(kv, ctx);
 }
 

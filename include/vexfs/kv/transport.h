@@ -117,6 +117,7 @@ struct ServeStats {
   int refused = 0;   // verdict not ok
   int dropped = 0;   // connections that ended without a verdict
   Status last_refusal;  // the latest refusal sent (ok if none)
+  Status last_verdict;  // the latest verdict sent: ok when that stream verified
 };
 
 // Accepts connections one at a time and receives one stream from each.
