@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Configures and builds VexFS. Usage: scripts/build.sh [--asan] [--release] [--cli-only]
 #   default   RelWithDebInfo in build/
-#   --asan    AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/
+#   --asan    AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/: the
+#             core libraries, their tests and the CLI (target core_tests)
 #   --release Release in build-release/
 #   --cli-only build just the vexfs binary
 # Every run configures the directory with the options of the build asked for, all
@@ -16,7 +17,8 @@ args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DVEXFS_SANITIZE=OFF -DVEXFS_BUILD_BENCH
 target=()
 for arg in "$@"; do
   case "$arg" in
-    --asan) dir=build-asan; args=(-DCMAKE_BUILD_TYPE=Debug -DVEXFS_SANITIZE=ON -DVEXFS_BUILD_BENCH=OFF) ;;
+    --asan) dir=build-asan; args=(-DCMAKE_BUILD_TYPE=Debug -DVEXFS_SANITIZE=ON -DVEXFS_BUILD_BENCH=OFF)
+            target=(--target core_tests) ;;
     --release) dir=build-release; args=(-DCMAKE_BUILD_TYPE=Release -DVEXFS_SANITIZE=OFF -DVEXFS_BUILD_BENCH=ON) ;;
     --cli-only) target=(--target vexfs) ;;
     *) echo "build.sh: unknown option '$arg'" >&2; exit 2 ;;
