@@ -97,7 +97,8 @@ struct ImportOptions {
   // bundle is refused too: its signatures could not be checked.
   const usxf::Keyring* keyring = nullptr;
   // A new branch at the bundle's snapshot. One of this name already at the
-  // snapshot is kept; one elsewhere is kAlreadyExists, before anything is written.
+  // snapshot is kept; one elsewhere is kAlreadyExists, before anything is
+  // written. A branch is never moved.
   std::string branch;
   // Where the KV state files go ("" = the store's kv/ directory).
   std::string kv_dir;
@@ -121,11 +122,14 @@ struct ImportReport {
 };
 
 // Verifies `path` whole, then imports it (see the top of this file). Errors:
-// kCorruption (damage, named by section or object), kPermissionDenied
-// (signatures), kNotFound (a base commit this store lacks), kAlreadyExists (a
-// branch or snapshot name held by another commit), kNoSpace (the bundle's
+// kCorruption (damage, named by section or object; a manifest that does not
+// match the bundle), kPermissionDenied (signatures), kNotFound (a base commit
+// this store lacks), kAlreadyExists (a branch or snapshot name held by another
+// commit, another state under a KV cache identity), kNoSpace (the bundle's
 // objects and KV states would not fit the free disk), kNotSupported (an
-// extension this build lacks, a newer format). Each leaves the store unchanged.
+// extension this build lacks, a newer format). Each leaves the store
+// unchanged. A failure after the commit (renaming a KV state into place,
+// making the branch) leaves the snapshot imported; importing again completes it.
 Result<ImportReport> Import(Db& db, const std::string& path, const ImportOptions& options);
 
 // Whether a USXF file is an agent bundle (its file metadata says so).

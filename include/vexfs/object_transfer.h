@@ -64,9 +64,12 @@ class ObjectImport {
   Status RequireCommit(const ObjectId& id);
   // Checks the import is whole (each object an added one references is added
   // or already here: kNotFound names the first that is neither, as when an
-  // incremental import's base is missing), names each snapshot (a name already
-  // naming another commit is kAlreadyExists), tells the store's subscribers
-  // (the search index) about the new commits, and commits.
+  // incremental import's base is missing) and that the store has every
+  // extension whose data the added commits carry (kNotSupported names it),
+  // names each snapshot (only commits of the import: kInvalidArgument for
+  // another; a name already naming another commit is kAlreadyExists), tells
+  // the store's subscribers (the search index) about the commits new to it,
+  // and commits.
   Status Commit(const std::vector<std::pair<std::string, ObjectId>>& snapshot_names);
 
   uint64_t objects_added() const;  // new to this store (not already here)

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "agent/bundle_layout.h"
@@ -43,6 +44,9 @@ struct Plan {
   std::vector<std::vector<PlannedObject>> packs;
   std::vector<uint64_t> pack_lengths;
   std::vector<uint64_t> kv_lengths;
+  // Each KV state file, open from its check to its copy: a file renamed over
+  // meanwhile does not mix into the bundle.
+  std::vector<std::shared_ptr<const int>> kv_fds;
 };
 
 Result<CommitInfo> ResolveExported(Store& store, const std::string& snapshot) {
@@ -73,7 +77,6 @@ Result<std::vector<ObjectId>> BaseCommits(Store& store, const ExportOptions& o) 
 Status PlanObjects(Store& store, const std::vector<ObjectId>& want, uint64_t pack_bytes,
                    const std::map<ObjectId, std::vector<std::string>>& names, Plan* plan) {
   BundleManifest& m = plan->manifest;
-  std::set<std::string> extensions;
   uint64_t current = 0;
   Status st = SelectObjects(store, want, m.base, [&](const ObjectId& id, std::string_view stored) {
     uint64_t record = PackRecordLength(stored.size());
@@ -126,15 +129,23 @@ Result<std::map<std::string, std::vector<std::string>>> NodesByCache(Db& db, con
   return out;
 }
 
-Result<uint64_t> KvFileLength(const KvAttachment& a) {
+// Opens a KV state file and checks its structure cheaply through that same
+// open file (the bundle's own digests cover its bytes; import and restore
+// verify it whole).
+Result<std::shared_ptr<const int>> OpenKvFile(const KvAttachment& a, uint64_t* length) {
   if (a.cache.empty() || a.cache.size() > 256) {
     return Status::InvalidArgument("KV cache identity '" + a.cache.substr(0, 80) + "' is not 1 to 256 bytes");
   }
-  // A cheap structural check now (the bundle's own digests cover the bytes;
-  // import and restore verify the state file whole).
-  VEXFS_ASSIGN_OR_RETURN(auto file, usxf::MappedFile::Open(a.path));
+  const int fd = ::open(a.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return OutsideErrnoToStatus(errno, "open KV state " + a.path);
+  std::shared_ptr<const int> held(new int(fd), [](const int* p) {
+    ::close(*p);
+    delete p;
+  });
+  VEXFS_ASSIGN_OR_RETURN(auto file, usxf::MappedFile::Open("/proc/self/fd/" + std::to_string(fd)));
   if (!file->Find("kv").ok()) return Status::InvalidArgument(a.path + " is a USXF file without a kv section, not a KV state");
-  return file->summary().file_length;
+  *length = file->summary().file_length;
+  return held;
 }
 
 Status PlanKv(Db& db, const ExportOptions& o, Plan* plan) {
@@ -144,7 +155,9 @@ Status PlanKv(Db& db, const ExportOptions& o, Plan* plan) {
   }
   VEXFS_ASSIGN_OR_RETURN(auto nodes, NodesByCache(db, plan->manifest.snapshot, o.kv));
   for (size_t i = 0; i < o.kv.size(); ++i) {
-    VEXFS_ASSIGN_OR_RETURN(uint64_t length, KvFileLength(o.kv[i]));
+    uint64_t length = 0;
+    VEXFS_ASSIGN_OR_RETURN(auto fd, OpenKvFile(o.kv[i], &length));
+    plan->kv_fds.push_back(std::move(fd));
     plan->manifest.kv.push_back({o.kv[i].cache, KvSection(i), length, nodes[o.kv[i].cache]});
     plan->kv_lengths.push_back(length);
   }
@@ -208,25 +221,19 @@ class BundleCopier {
     });
   }
 
-  Status CopyFile(const std::string& path, uint64_t length) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return OutsideErrnoToStatus(errno, "open " + path);
+  // The first `length` bytes of the open file `fd` (`path` names it in messages).
+  Status CopyFile(int fd, const std::string& path, uint64_t length) {
     std::string buffer(1 << 20, '\0');
     uint64_t copied = 0;
-    Status st;
-    while (st.ok() && copied < length) {
-      ssize_t n = ::read(fd, buffer.data(), std::min<uint64_t>(buffer.size(), length - copied));
+    while (copied < length) {
+      ssize_t n = ::pread(fd, buffer.data(), std::min<uint64_t>(buffer.size(), length - copied), copied);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        st = n < 0 ? OutsideErrnoToStatus(errno, "read " + path)
-                   : Status::InvalidArgument(path + " shrank while being exported");
-        break;
-      }
+      if (n < 0) return OutsideErrnoToStatus(errno, "read " + path);
+      if (n == 0) return Status::InvalidArgument(path + " shrank while being exported");
       copied += n;
-      st = Append(std::string_view(buffer.data(), n));
+      VEXFS_RETURN_IF_ERROR(Append(std::string_view(buffer.data(), n)));
     }
-    ::close(fd);
-    return st;
+    return Status::Ok();
   }
 
  private:
@@ -269,7 +276,7 @@ Result<ExportReport> Export(Db& db, const ExportOptions& options, usxf::ByteSink
   VEXFS_RETURN_IF_ERROR(copier.Append(manifest));
   for (const auto& pack : plan.packs) VEXFS_RETURN_IF_ERROR(copier.CopyPack(pack));
   for (size_t i = 0; i < options.kv.size(); ++i) {
-    VEXFS_RETURN_IF_ERROR(copier.CopyFile(options.kv[i].path, plan.kv_lengths[i]));
+    VEXFS_RETURN_IF_ERROR(copier.CopyFile(*plan.kv_fds[i], options.kv[i].path, plan.kv_lengths[i]));
   }
   VEXFS_RETURN_IF_ERROR(writer->Finish(options.signers));
   report.write_seconds = SecondsSince(start);

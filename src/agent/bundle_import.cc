@@ -1,24 +1,31 @@
 // Verifying and importing an agent bundle (vexfs/agent_bundle.h, Import).
 //
 // Order matters for "all or nothing": everything that can refuse the bundle
-// (its digests and signatures, its manifest, the base it needs, names and
-// branches it would take, extensions, free space, every object's id) is
-// checked before the one write transaction commits. The KV state files are
-// written to temporaries first and renamed into place after the commit, and the
-// branch is made last; a crash between those steps leaves the snapshot
-// imported, and running the import again completes them (each step is a no-op
-// where it is done already).
+// (its digests and signatures, its manifest, the base it needs, the names,
+// branch and KV states it would take, free space, every object's id, the
+// extensions its commits carry) is checked before the one write transaction
+// commits. The KV state files are staged as temporaries before the
+// transaction begins (so no multi-gigabyte write holds the store's lock) and
+// renamed into place after the commit; the branch is made last. A crash
+// between those steps leaves the snapshot imported, and running the import
+// again completes them (each step is a no-op where it is done already).
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include <signal.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <set>
 
 #include "agent/bundle_layout.h"
 #include "agent/manifest.h"
 #include "agent/object_pack.h"
+#include "common/file_util.h"
 #include "common/sha256.h"
 #include "vexfs/agent_bundle.h"
 #include "vexfs/extension.h"
@@ -61,19 +68,40 @@ Status CheckSections(const usxf::MappedFile& file, const BundleManifest& m) {
   return Status::Ok();
 }
 
+// Far more than any real manifest (names and KV entries of a long history):
+// a larger one is not parsed into memory.
+constexpr uint64_t kMaxManifestBytes = 64ull << 20;
+
 Result<BundleManifest> ReadManifest(const usxf::MappedFile& file) {
   auto i = file.Find(kManifestSection);
   if (!i.ok()) return Status::Corruption("the file has no manifest section: not an agent bundle");
+  if (file.StoredBytes(*i).size() > kMaxManifestBytes) {
+    return Status::Corruption("the bundle's manifest is " + std::to_string(file.StoredBytes(*i).size()) +
+                              " bytes, more than the " + std::to_string(kMaxManifestBytes) + " a manifest may have");
+  }
   VEXFS_ASSIGN_OR_RETURN(BundleManifest m, DecodeManifest(file.StoredBytes(*i)));
   VEXFS_RETURN_IF_ERROR(CheckSections(file, m));
   return m;
 }
 
-Result<std::unique_ptr<usxf::MappedFile>> OpenVerified(const std::string& path, const usxf::VerifyOptions& options,
-                                                       usxf::VerifyReport* report) {
-  *report = usxf::VerifyFile(path, options);
-  VEXFS_RETURN_IF_ERROR(report->status);
-  return usxf::MappedFile::Open(path);
+// Maps the file once and verifies that mapping (every digest, the root, then
+// the signatures over the recomputed root), so what is imported is what was
+// verified even if the path is renamed over meanwhile. Like every MappedFile
+// (vexfs/usxf.h) this is sound for a file only the importer can write.
+Result<std::unique_ptr<usxf::MappedFile>> OpenVerified(const std::string& path, const usxf::Keyring* keyring,
+                                                       int threads, std::vector<usxf::SignatureCheck>* checks) {
+  VEXFS_ASSIGN_OR_RETURN(auto file, usxf::MappedFile::Open(path));
+  VEXFS_RETURN_IF_ERROR(file->Verify(usxf::VerifyLevel::kFull, threads));
+  const usxf::FileSummary& summary = file->summary();
+  if (keyring != nullptr) {
+    VEXFS_RETURN_IF_ERROR(usxf::CheckVerifiedSummary(summary, *keyring, checks));
+  } else if (!summary.signatures.empty()) {
+    const std::string signer = usxf::PublicKey{summary.signatures[0].public_key}.Fingerprint();
+    return Status::PermissionDenied("the bundle is signed by " + signer +
+                                    " but no keyring was given to check it against (a key inside the file proves "
+                                    "nothing)");
+  }
+  return file;
 }
 
 // The bundle, verified whole here unless the caller did (ImportOptions::verified).
@@ -84,13 +112,7 @@ Result<std::unique_ptr<usxf::MappedFile>> OpenForImport(const std::string& path,
     if (file->summary().root != o.verified->root) return Status::Corruption("the file is not the one that was verified");
     return file;
   }
-  usxf::VerifyOptions verify;
-  verify.keyring = o.keyring;
-  verify.threads = std::max(1, o.threads);
-  usxf::VerifyReport verified;
-  auto file = OpenVerified(path, verify, &verified);
-  report->signatures = verified.signatures;
-  return file;
+  return OpenVerified(path, o.keyring, std::max(1, o.threads), &report->signatures);
 }
 
 // What the target must already have and must not hold otherwise.
@@ -154,36 +176,99 @@ Status AddObjects(const usxf::MappedFile& file, const BundleManifest& m, ObjectI
   return Status::Ok();
 }
 
-// The KV state files, written but not yet in place.
+// The KV state files, written but not yet in place (their temporaries are
+// removed if the import stops before it commits). A state already here under
+// the same identity is kept when it is the same file and refused when it is
+// not: an import never replaces what the target holds.
 Result<std::vector<std::unique_ptr<usxf::AtomicFileSink>>> StageKv(const usxf::MappedFile& file,
                                                                    const BundleManifest& m, const std::string& dir,
                                                                    std::vector<std::string>* paths) {
   std::vector<std::unique_ptr<usxf::AtomicFileSink>> staged;
-  if (m.kv.empty()) return staged;
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    return Status::IOError("cannot create the KV directory " + dir + ": " + std::strerror(errno));
-  }
   for (const BundleKv& kv : m.kv) {
     VEXFS_ASSIGN_OR_RETURN(std::string_view bytes, SectionBytes(file, kv.section));
     if (bytes.size() != kv.bytes) {
       return Status::Corruption("bundle section " + kv.section + " holds " + std::to_string(bytes.size()) +
                                 " bytes; the manifest says " + std::to_string(kv.bytes));
     }
-    VEXFS_ASSIGN_OR_RETURN(auto state, usxf::MappedFile::FromBytes(bytes));
-    if (!state->Find("kv").ok()) return Status::Corruption("bundle section " + kv.section + " is not a KV state");
-    paths->push_back(KvStatePath(dir, kv.cache));
-    VEXFS_ASSIGN_OR_RETURN(auto sink, usxf::AtomicFileSink::Create(paths->back()));
+    // Its structure and checksums (its digests, and signatures when a keyring
+    // asks, are checked where it is restored).
+    usxf::VerifyOptions fast;
+    fast.level = usxf::VerifyLevel::kFast;
+    usxf::VerifyReport state = usxf::VerifyBytes(bytes, fast);
+    if (!state.status.ok() && state.status.code() != StatusCode::kPermissionDenied) {
+      return Status::Corruption("bundle section " + kv.section + " (KV cache '" + kv.cache +
+                                "') is not an intact state file: " + state.status.message());
+    }
+    if (std::find_if(state.summary.sections.begin(), state.summary.sections.end(),
+                     [](const usxf::SectionInfo& s) { return s.name == "kv"; }) == state.summary.sections.end()) {
+      return Status::Corruption("bundle section " + kv.section + " is not a KV state");
+    }
+    const std::string path = KvStatePath(dir, kv.cache);
+    auto held = ReadWholeFile(path);
+    if (held.ok() && *held == bytes) continue;  // the same state, imported before
+    if (held.ok()) {
+      return Status::AlreadyExists("this store holds another state for KV cache '" + kv.cache + "' (" + path +
+                                   "); a changed cache takes a new identity");
+    }
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      return Status::IOError("cannot create the KV directory " + dir + ": " + std::strerror(errno));
+    }
+    paths->push_back(path);
+    VEXFS_ASSIGN_OR_RETURN(auto sink, usxf::AtomicFileSink::Create(path));
     VEXFS_RETURN_IF_ERROR(sink->Write(bytes));
     staged.push_back(std::move(sink));
   }
   return staged;
 }
 
+// Removes what a killed import left in `dir`: temporaries of processes that are
+// gone ("<name>.tmp.<pid>.<random>").
+void RemoveDeadTemporaries(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const size_t at = name.find(".usxf.tmp.");
+    if (at == std::string::npos) continue;
+    const long pid = std::strtol(name.c_str() + at + 10, nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::filesystem::remove(entry.path(), ec);
+    }
+  }
+}
+
 Status MakeBranch(Store& store, const std::string& branch, const ObjectId& snapshot) {
   if (branch.empty()) return Status::Ok();
   Status st = store.CreateBranch(branch, snapshot.ToHex());
-  if (st.code() == StatusCode::kAlreadyExists) return Status::Ok();  // checked: it is at the snapshot
-  return st;
+  if (st.code() != StatusCode::kAlreadyExists) return st;
+  // Made before this import (or by another writer since it checked): fine
+  // only where it stands at the snapshot.
+  VEXFS_ASSIGN_OR_RETURN(std::vector<BranchInfo> branches, store.ListBranches());
+  for (const BranchInfo& b : branches) {
+    if (b.name == branch && b.head && *b.head == snapshot) return Status::Ok();
+  }
+  return Status::AlreadyExists("the snapshot is imported, but branch '" + branch +
+                               "' was made elsewhere meanwhile; make another with vexfs branch NAME --from " +
+                               snapshot.ToHex());
+}
+
+// Stages the KV states, adds and proves every object, commits, then puts the
+// KV states in place.
+Status ImportObjects(Db& db, const usxf::MappedFile& file, const BundleManifest& m, const std::string& kv_dir,
+                     const ImportOptions& options, ImportReport* report) {
+  VEXFS_ASSIGN_OR_RETURN(auto staged, StageKv(file, m, kv_dir, &report->kv_files));
+  VEXFS_ASSIGN_OR_RETURN(auto import, ObjectImport::Begin(db.store()));
+  VEXFS_RETURN_IF_ERROR(AddObjects(file, m, import.get(), options.progress));
+  Status snapshot = import->RequireCommit(m.snapshot);
+  if (!snapshot.ok()) {
+    return Status::Corruption("the bundle's manifest names snapshot " + m.snapshot.ToHex() +
+                              ", which is neither a commit of the bundle nor of this store: " + snapshot.message());
+  }
+  VEXFS_RETURN_IF_ERROR(import->Commit(m.names));
+  report->objects_added = import->objects_added();
+  report->bytes_added = import->bytes_added();
+  import.reset();  // ends the write transaction before the branch takes its own
+  for (auto& sink : staged) VEXFS_RETURN_IF_ERROR(sink->Commit());
+  return Status::Ok();
 }
 
 }  // namespace
@@ -203,7 +288,9 @@ std::string DefaultKvDir(const Db& db) { return const_cast<Db&>(db).store().path
 
 Result<BundleInfo> Inspect(const std::string& path, const usxf::VerifyOptions& options) {
   BundleInfo info;
-  VEXFS_ASSIGN_OR_RETURN(auto file, OpenVerified(path, options, &info.verify));
+  VEXFS_ASSIGN_OR_RETURN(auto file, OpenVerified(path, options.keyring, std::max(1, options.threads),
+                                                 &info.verify.signatures));
+  info.verify.summary = file->summary();
   VEXFS_ASSIGN_OR_RETURN(info.manifest, ReadManifest(*file));
   return info;
 }
@@ -222,16 +309,15 @@ Result<ImportReport> Import(Db& db, const std::string& path, const ImportOptions
   report.verify_seconds = SecondsSince(start);
 
   start = Clock::now();
-  VEXFS_ASSIGN_OR_RETURN(auto import, ObjectImport::Begin(db.store()));
-  VEXFS_RETURN_IF_ERROR(AddObjects(**file, m, import.get(), options.progress));
   const std::string kv_dir = options.kv_dir.empty() ? DefaultKvDir(db) : options.kv_dir;
-  VEXFS_ASSIGN_OR_RETURN(auto staged, StageKv(**file, m, kv_dir, &report.kv_files));
-  VEXFS_RETURN_IF_ERROR(import->RequireCommit(m.snapshot).WithContext("the bundle's snapshot"));
-  VEXFS_RETURN_IF_ERROR(import->Commit(m.names));
-  report.objects_added = import->objects_added();
-  report.bytes_added = import->bytes_added();
-  import.reset();  // ends the write transaction before the branch takes its own
-  for (auto& sink : staged) VEXFS_RETURN_IF_ERROR(sink->Commit());
+  const bool kv_dir_existed = std::filesystem::exists(kv_dir);
+  if (kv_dir_existed) RemoveDeadTemporaries(kv_dir);
+  Status st = ImportObjects(db, **file, m, kv_dir, options, &report);
+  if (!st.ok()) {
+    std::error_code ec;
+    if (!kv_dir_existed) std::filesystem::remove(kv_dir, ec);  // only if empty
+    return st;
+  }
   VEXFS_RETURN_IF_ERROR(MakeBranch(db.store(), options.branch, m.snapshot));
   report.import_seconds = SecondsSince(start);
   return report;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include <nlohmann/json.hpp>
+
 #include "vexfs/agent_bundle.h"
 #include "vexfs/agent_resume.h"
 #include "vexfs/kv/state_file.h"
@@ -12,9 +14,31 @@
 namespace vexfs::agent {
 namespace {
 
-bool RecordedBefore(const GraphNode& a, const GraphNode& b) {
-  if (a.times.recorded_at != b.times.recorded_at) return a.times.recorded_at < b.times.recorded_at;
-  return a.id < b.id;
+// Where a node stands in the conversation. Nodes written in one batch share
+// their recorded time, and ids are hashes, so time alone does not order a
+// turn and the reply written with it: a transcript's sequence number does
+// (properties.transcript.seq), then the end of a node's KV span, and only
+// last the id, so the order is at least the same on every host.
+struct ConversationOrder {
+  TimeNs valid_from = 0;
+  TimeNs recorded_at = 0;
+  int64_t seq = -1;
+  uint64_t span_end = 0;
+  GraphId id;
+  auto operator<=>(const ConversationOrder&) const = default;
+};
+
+ConversationOrder OrderOf(const GraphNode& n) {
+  ConversationOrder o{n.times.valid_from, n.times.recorded_at, -1, n.span ? n.span->end : 0, n.id};
+  nlohmann::json props = nlohmann::json::parse(n.properties, nullptr, /*allow_exceptions=*/false);
+  if (props.is_object()) {
+    auto t = props.find("transcript");
+    if (t != props.end() && t->is_object()) {
+      auto seq = t->find("seq");
+      if (seq != t->end() && seq->is_number_integer()) o.seq = seq->get<int64_t>();
+    }
+  }
+  return o;
 }
 
 Result<std::vector<GraphNode>> NodesOfKind(Db& db, const GraphReadOptions& read, const char* kind) {
@@ -22,8 +46,14 @@ Result<std::vector<GraphNode>> NodesOfKind(Db& db, const GraphReadOptions& read,
   q.kind = kind;
   q.read = read;
   VEXFS_ASSIGN_OR_RETURN(std::vector<GraphNode> nodes, db.graph().Nodes(q));
-  std::sort(nodes.begin(), nodes.end(), RecordedBefore);
-  return nodes;
+  std::vector<std::pair<ConversationOrder, size_t>> order;
+  order.reserve(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) order.emplace_back(OrderOf(nodes[i]), i);
+  std::sort(order.begin(), order.end());
+  std::vector<GraphNode> sorted;
+  sorted.reserve(nodes.size());
+  for (const auto& [key, i] : order) sorted.push_back(std::move(nodes[i]));
+  return sorted;
 }
 
 // The latest turn with a span (naming `cache`, when given).
@@ -53,8 +83,10 @@ Result<ResumePoint> FindResumePoint(Db& db, const GraphReadOptions& read, std::s
     return Status::NotFound("the state of KV cache '" + point.cache + "' is not here (" + point.kv_path +
                             "): import a bundle exported with --kv, or read the prompt again");
   }
+  bool after = false;
   for (const GraphNode& t : turns) {
-    if (RecordedBefore(*covered, t)) point.uncovered_turns.push_back(t);
+    if (after) point.uncovered_turns.push_back(t);
+    after = after || &t == covered;
   }
   VEXFS_ASSIGN_OR_RETURN(std::vector<GraphNode> actions, NodesOfKind(db, read, node_kind::kPendingAction));
   for (GraphNode& a : actions) {
@@ -70,6 +102,14 @@ Result<ResumeResult> Resume(const ResumePoint& point, const kv::Model& model, co
   auto start = std::chrono::steady_clock::now();
   VEXFS_ASSIGN_OR_RETURN(kv::StateBundle state, kv::ReadStateFile(point.kv_path, keyring));
   r.timings.verify_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The state must be the one the turn's span describes, not another capture
+  // under the same identity.
+  const KvSpan& span = *point.turn.span;
+  if (state.kv.n_tokens != span.cache_tokens || span.end > state.kv.n_tokens) {
+    return Status::InvalidArgument("the state of KV cache '" + point.cache + "' holds " +
+                                   std::to_string(state.kv.n_tokens) + " tokens; the turn's span says the cache has " +
+                                   std::to_string(span.cache_tokens) + ": another capture under the same identity");
+  }
   VEXFS_RETURN_IF_ERROR(kv::CheckIdentity(state.info, model).WithContext("KV cache '" + point.cache + "'"));
   double verify_seconds = r.timings.verify_seconds;
   VEXFS_ASSIGN_OR_RETURN(auto context, kv::RestoreBundle(model, state, settings, generate, &r.timings));

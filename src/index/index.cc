@@ -2,9 +2,11 @@
 // the published HNSW graphs, tied together.
 #include "vexfs/index.h"
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <mutex>
+#include <tuple>
 
 #include "common/sha256.h"
 #include "index/dense/published_graphs.h"
@@ -100,6 +102,17 @@ Status ValidateRequest(const SearchRequest& r, SearchMode fallback) {
   }
   if (!IsValidUtf8(r.query)) return Status::InvalidArgument("the query is not valid UTF-8");
   return Status::Ok();
+}
+
+// Equal scores are listed by path (or document key) and offset, not in the
+// order of the store-local passage ids the rankers break ties with: two stores
+// holding the same snapshot (an agent moved by a bundle) list the same hits in
+// the same order. Hits arrive best first.
+void OrderTies(std::vector<SearchHit>* hits) {
+  std::stable_sort(hits->begin(), hits->end(), [](const SearchHit& a, const SearchHit& b) {
+    if (a.score != b.score) return a.score > b.score;
+    return std::tie(a.path, a.document, a.offset) < std::tie(b.path, b.document, b.offset);
+  });
 }
 
 }  // namespace
@@ -533,14 +546,19 @@ Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
       hit.lexical = f.lexical;
       result.hits.push_back(std::move(hit));
     }
+    OrderTies(&result.hits);
     return result;
   }
   const SideRanking& side = lexical ? lexical_side : dense_side;
   result.mode = SearchModeName(lexical ? SearchMode::kLexical : SearchMode::kDense);
   for (size_t i = 0; i < side.ranked.size(); ++i) {
     VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(&view.txn, side.ranked[i], request));
-    (lexical ? hit.lexical : hit.dense) = HitRank{static_cast<uint32_t>(i + 1), hit.score};
     result.hits.push_back(std::move(hit));
+  }
+  OrderTies(&result.hits);
+  for (size_t i = 0; i < result.hits.size(); ++i) {
+    SearchHit& hit = result.hits[i];
+    (lexical ? hit.lexical : hit.dense) = HitRank{static_cast<uint32_t>(i + 1), hit.score};
   }
   return result;
 }

@@ -20,7 +20,10 @@
 
 #include "agent/bundle_layout.h"
 #include "agent/manifest.h"
+#include "agent/object_pack.h"
+#include "store/objects.h"
 #include "test_util.h"
+#include "vexfs/agent_resume.h"
 #include "vexfs/graph.h"
 #include "vexfs/kv/state_file.h"
 #include "vexfs/usxf_io.h"
@@ -87,6 +90,9 @@ class BundleTest : public ::testing::Test {
     DbOptions o = DefaultDbOptions();
     o.embedder = "hash";
     o.sync_on_commit = false;
+    // No indexer committing in the background: the tests compare the stores'
+    // commit counters (a search with wait indexes what it needs).
+    o.background_indexing = false;
     auto db = Db::Create(dir_.Sub(name), o);
     EXPECT_TRUE(db.ok()) << db.status().ToString();
     return std::move(db).value();
@@ -222,8 +228,57 @@ TEST_F(BundleTest, ImportingTwiceChangesNothing) {
   StoreState after_first = StateOf(*target_);
   ASSIGN_OR_FAIL(ImportReport again, ImportInto(*target_, path));
   EXPECT_EQ(again.objects_added, 0u);
-  EXPECT_EQ(StateOf(*target_).snapshots, after_first.snapshots);
+  EXPECT_EQ(StateOf(*target_), after_first) << "a second import wrote to the store";
 }
+
+TEST_F(BundleTest, AnotherStateUnderTheSameCacheIdentityIsRefused) {
+  Agent("s1", 5);
+  ASSERT_OK(ImportInto(*target_, Export(Signed())).status());
+  const std::string held = ReadBytes(KvStatePath(DefaultKvDir(*target_), "ctx"));
+  // A later capture under the same identity: the first state is the target's own.
+  ASSERT_OK(kv::WriteStateFile(dir_.Sub("ctx.usxf"), SmallState(16), nullptr));
+  Put(*source_, "/notes/n1.md", "changed");
+  ASSERT_TRUE(source_->store().CreateSnapshot("s2", "", {}).ok());
+  ExportOptions o = Signed();
+  o.since = {"s1"};
+  StoreState before = StateOf(*target_);
+  auto r = ImportInto(*target_, Export(o, "step.usxf"), "step");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kAlreadyExists) << r.status().ToString();
+  EXPECT_EQ(StateOf(*target_), before);
+  EXPECT_EQ(ReadBytes(KvStatePath(DefaultKvDir(*target_), "ctx")), held);
+}
+
+// Where `agent resume` starts: the latest turn a KV cache covers (turns
+// written in one batch ordered by their spans), the turns after it, and the
+// pending actions by whether they completed.
+TEST_F(BundleTest, TheResumePointIsTheLatestCoveredTurn) {
+  GraphBatch first;
+  first.AddNode(NodeSpec{.kind = "turn", .text = "early", .thread = "t1",
+                         .span = KvSpan{.cache = "ctx", .start = 0, .end = 4, .cache_tokens = 12}});
+  GraphId late = first.AddNode(NodeSpec{.kind = "turn", .text = "late", .thread = "t1",
+                                        .span = KvSpan{.cache = "ctx", .start = 4, .end = 12, .cache_tokens = 12}});
+  GraphId done = first.AddNode(NodeSpec{.kind = "pending_action", .text = "sent", .key = "a1"});
+  first.AddNode(NodeSpec{.kind = "pending_action", .text = "to book", .key = "a2"});
+  first.SetAction(done, ActionState::kDone);
+  ASSERT_OK(source_->graph().Apply(first).status());
+  GraphBatch second;
+  GraphId after = second.AddNode(NodeSpec{.kind = "turn", .text = "not in the cache", .thread = "t1"});
+  ASSERT_OK(source_->graph().Apply(second).status());
+  std::filesystem::create_directories(DefaultKvDir(*source_));
+  std::filesystem::copy_file(dir_.Sub("ctx.usxf"), KvStatePath(DefaultKvDir(*source_), "ctx"));
+
+  ASSIGN_OR_FAIL(ResumePoint point, FindResumePoint(*source_, {}));
+  EXPECT_EQ(point.turn.id, late);
+  EXPECT_EQ(point.cache, "ctx");
+  ASSERT_EQ(point.uncovered_turns.size(), 1u);
+  EXPECT_EQ(point.uncovered_turns[0].id, after);
+  ASSERT_EQ(point.completed_actions.size(), 1u);
+  EXPECT_EQ(point.completed_actions[0].id, done);
+  EXPECT_EQ(point.open_actions.size(), 1u);
+  EXPECT_EQ(FindResumePoint(*source_, {}, "another").status().code(), StatusCode::kNotFound);
+}
+
 
 TEST_F(BundleTest, IncrementalBundleCarriesWhatChanged) {
   CommitInfo s1 = Agent("s1", 200);
@@ -384,6 +439,9 @@ TEST_F(BundleTest, AnImporterKilledAnywhereLeavesNothingOrAllOfIt) {
     auto tree = db->store().Tree("moved").value();
     EXPECT_EQ(test::DumpTree(tree.get()).value(), expected) << "kill " << i;
     EXPECT_TRUE(std::filesystem::exists(KvStatePath(DefaultKvDir(*db), "ctx")));
+    for (const auto& entry : std::filesystem::directory_iterator(DefaultKvDir(*db))) {
+      EXPECT_EQ(entry.path().extension(), ".usxf") << "left behind: " << entry.path();
+    }
   }
   EXPECT_GE(untouched, 1);
   EXPECT_GE(killed, 1);
@@ -393,19 +451,25 @@ TEST_F(BundleTest, AnImporterKilledAnywhereLeavesNothingOrAllOfIt) {
 // manifest is sound JSON but lies.
 class ForgedBundleTest : public BundleTest {
  protected:
-  std::string Forge(const std::function<void(BundleManifest*)>& lie) {
+  // `lie` changes the manifest, and the first object pack when it is given one.
+  std::string Forge(const std::function<void(BundleManifest*)>& lie,
+                    const std::function<void(BundleManifest*, std::string*)>& lie_in_pack = nullptr) {
     Agent("s1", 5);
     ExportOptions o;
     o.kv = {{"ctx", dir_.Sub("ctx.usxf")}};
     auto file = usxf::MappedFile::Open(Export(o, "honest.usxf")).value();
     BundleManifest m = DecodeManifest(file->StoredBytes(file->Find(kManifestSection).value())).value();
+    std::string pack(file->StoredBytes(file->Find(ObjectSection(0)).value()));
     lie(&m);
+    if (lie_in_pack) lie_in_pack(&m, &pack);
     std::string manifest = EncodeManifest(m);
     std::vector<usxf::SectionData> sections;
     for (size_t i = 0; i < file->sections().size(); ++i) {
       usxf::SectionData s;
       s.info.name = file->sections()[i].name;
-      s.values = s.info.name == kManifestSection ? std::string_view(manifest) : file->StoredBytes(i);
+      s.values = s.info.name == kManifestSection ? std::string_view(manifest)
+                 : s.info.name == ObjectSection(0) ? std::string_view(pack)
+                                                    : file->StoredBytes(i);
       sections.push_back(s);
     }
     const std::string path = dir_.Sub("forged.usxf");
@@ -426,11 +490,38 @@ TEST_F(ForgedBundleTest, CountsThatDisagreeAreRefused) {
 
 TEST_F(ForgedBundleTest, ASnapshotThatIsNotInTheBundleIsRefused) {
   std::string path = Forge([](BundleManifest* m) { m->snapshot.bytes[0] ^= 1; });
-  ExpectRefused(path, StatusCode::kNotFound, /*with_keyring=*/false, "snapshot");
+  ExpectRefused(path, StatusCode::kCorruption, /*with_keyring=*/false, "snapshot");
 }
 
 TEST_F(ForgedBundleTest, AnExtensionThisProgramLacksIsRefused) {
   std::string path = Forge([](BundleManifest* m) { m->extensions.push_back("telepathy"); });
+  ExpectRefused(path, StatusCode::kNotSupported, /*with_keyring=*/false, "telepathy");
+}
+
+// The same when only a commit says so and the manifest keeps quiet: its
+// roots are read, not the manifest's list.
+TEST_F(ForgedBundleTest, ACommitCarryingDataOfAnUnknownExtensionIsRefused) {
+  std::string path = Forge([](BundleManifest*) {}, [](BundleManifest* m, std::string* pack) {
+    std::string snapshot_stored;
+    ASSERT_OK(DecodePack(*pack, "objects.0", [&](const ObjectId& id, std::string_view stored) {
+      if (id == m->snapshot) snapshot_stored = std::string(stored);
+      return Status::Ok();
+    }));
+    internal::ObjectType type;
+    std::string payload;
+    ASSERT_OK(internal::VerifyStoredObject(m->snapshot, snapshot_stored, &type, &payload));
+    internal::Commit commit;
+    ASSERT_OK(internal::DecodeCommit(payload, &commit));
+    commit.roots["telepathy"] = commit.tree;  // an object the bundle holds
+    const std::string forged = internal::EncodeCommit(commit);
+    const ObjectId id = internal::ComputeObjectId(internal::ObjectType::kCommit, forged);
+    const std::string stored = internal::EncodeStoredObject(id, internal::ObjectType::kCommit, forged);
+    *pack += PackRecordHead(id, stored.size()) + stored;
+    m->objects += 1;
+    m->object_bytes += stored.size();
+    m->snapshot = id;
+    m->names = {{"forged", id}};
+  });
   ExpectRefused(path, StatusCode::kNotSupported, /*with_keyring=*/false, "telepathy");
 }
 

@@ -85,11 +85,14 @@ TEST_F(CliAgentTest, SentBundlesAreVerifiedThenImportedOnArrival) {
   VexfsOk({"agent", "export", "-o", Local("signed.usxf"), "--sign", Local("agent.key")});
   VexfsOk({"agent", "export", "-o", Local("unsigned.usxf")});
   const std::string commit = VexfsJson({"log", "s1"})[0]["id"];
+  PutText("/notes/plan.md", "plan B");
+  VexfsOk({"snapshot", "create", "s2"});
+  VexfsOk({"agent", "export", "s2", "-o", Local("step.usxf"), "--since", "s1", "--sign", Local("agent.key")});
   Process serve;
   std::string error;
   ASSERT_TRUE(serve.Start({VexfsBinary(), "--store", target_, "kv", "serve", "--listen", "127.0.0.1:0", "--keyring",
                            Local("keyring"), "--spool", Local("spool"), "--port-file", Local("port"),
-                           "--max-streams", "2", "--import", "--import-branch", "moved"},
+                           "--max-streams", "3", "--import", "--import-branch", "moved"},
                           {}, &error))
       << error;
   std::string port;
@@ -100,6 +103,8 @@ TEST_F(CliAgentTest, SentBundlesAreVerifiedThenImportedOnArrival) {
   ASSERT_FALSE(port.empty()) << "kv serve did not start";
   const std::string to = "127.0.0.1:" + port.substr(0, port.find('\n'));
   EXPECT_TRUE(FailedWith(Vexfs({"agent", "send", Local("unsigned.usxf"), to}), 10, {"not signed"}));
+  // Verified, but the import refuses it: the refusal reaches the sender.
+  EXPECT_TRUE(FailedWith(Vexfs({"agent", "send", Local("step.usxf"), to}), 3, {"lacks"}));
   json sent = VexfsJson({"agent", "send", Local("signed.usxf"), to});
   EXPECT_TRUE(sent["ok"].get<bool>());
   ProcessResult served = serve.Finish();

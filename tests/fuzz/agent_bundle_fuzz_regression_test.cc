@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "agent/object_pack.h"
 #include "fuzz/agent_bundle_fuzz_body.h"
 #include "fuzz/saved_inputs.h"
 
@@ -31,9 +32,14 @@ TEST(AgentBundleFuzzTest, SeedsDecodeAndTheirDamageIsAnsweredCleanly) {
 }
 
 TEST(AgentBundleFuzzTest, APackCutShortIsNamedByItsOffset) {
-  std::string pack = BundlePartSeeds()[1];
-  std::string cut = pack.substr(0, pack.size() - 1);
-  EXPECT_FALSE(BundlePartDecodes(cut));
+  const std::string pack = BundlePartSeeds()[1].substr(1);
+  // The second record starts after the first: 32 bytes of id, a one-byte
+  // length (6) and "commit".
+  Status st = DecodePack(pack.substr(0, pack.size() - 1), "objects.3",
+                         [](const ObjectId&, std::string_view) { return Status::Ok(); });
+  ASSERT_TRUE(st.IsCorruption()) << st.ToString();
+  EXPECT_NE(st.message().find("objects.3"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("offset 39"), std::string::npos) << st.ToString();
 }
 
 TEST(AgentBundleFuzzTest, SavedInputsKeepEveryPromise) {

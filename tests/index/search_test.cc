@@ -114,6 +114,22 @@ TEST_F(SearchTest, FindsANoteFromAQuerySharingAFewWords) {
   EXPECT_EQ(paths[0], "notes/deploy.md");
 }
 
+// Hits of equal score are listed by path, whatever order the files were
+// indexed in (the rankers break ties by store-local passage ids): two stores
+// holding the same snapshot, as after an agent moved, answer alike.
+TEST_F(SearchTest, EqualScoresAreListedByPathNotByIndexingOrder) {
+  for (const char* path : {"c.txt", "b.txt", "a.txt"}) {
+    ASSERT_OK(Put(path, "the lighthouse keeper logs the fog horn schedule"));
+    ASSERT_OK(index_->Wait());  // each indexed alone: ids in c, b, a order
+  }
+  const std::vector<std::string> expected = {"a.txt", "b.txt", "c.txt"};
+  EXPECT_EQ(Paths("lighthouse fog horn"), expected);
+  SearchRequest lexical;
+  lexical.mode = SearchMode::kLexical;
+  lexical.query = "lighthouse fog horn";
+  EXPECT_EQ(Paths(lexical), expected);
+}
+
 TEST_F(SearchTest, WritesQueueWorkAndWaitDrainsIt) {
   PutNotes();
   ASSIGN_OR_FAIL(IndexStatus before, index_->GetStatus());

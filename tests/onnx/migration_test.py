@@ -109,6 +109,28 @@ def main():
             print(f"     ORT -> llama.cpp: |Δlogit| vs re-prefill {r['vs_reprefill']['max_abs_logit_diff']:.3g}, "
                   f"vs source {r['vs_source']['max_abs_logit_diff']:.3g}")
 
+        def whole_agent_resumes_in_ort():
+            # A KV cache moved inside an agent bundle, resumed by `agent resume --runtime onnx`.
+            c = json.loads(run([VEXFS, "--json", "kv", "capture", "--model", gguf, "--prompt", PROMPT, "--threads", "1",
+                                *EXACT, "-o", t / "agent-ctx.usxf"]).stdout)
+            n = str(c["tokens"])
+            src, dst = t / "agent-src", t / "agent-dst"
+            for store in (src, dst):
+                run([VEXFS, "init", store])
+            run([VEXFS, "--store", src, "graph", "add", "--kind", "turn", "--text", "the prompt",
+                 "--span", f"ctx:0:{n}:{n}"])
+            run([VEXFS, "--store", src, "snapshot", "create", "s1"])
+            run([VEXFS, "--store", src, "agent", "export", "-o", t / "agent.usxf", "--kv", f"ctx={t / 'agent-ctx.usxf'}",
+                 "--sign", t / "key"])
+            run([VEXFS, "--store", dst, "agent", "import", t / "agent.usxf", "--keyring", t / "keys",
+                 "--branch", "moved"])
+            r = json.loads(run([VEXFS, "--json", "--store", dst, "agent", "resume", "--branch", "moved",
+                                "--runtime", "onnx", "--model", onnx, "--onnx-adapter", ADAPTER,
+                                "--generate", HORIZON]).stdout)
+            assert r["onnx"]["verdict"] in ("exact", "equivalent"), f"verdict {r['onnx']['verdict']}"
+            assert r["onnx"]["vs_source"]["tokens_equal"], "the resumed agent differs from the source's record"
+            assert r["point"]["cache"] == "ctx"
+
         def another_models_state_refused_by_the_adapter():
             run([VEXFS, "kv", "capture", "--model", other, "--prompt", PROMPT, "--threads", "1", "-o", t / "x.usxf"])
             run([VEXFS, "kv", "export", "--layout", "hf", t / "x.usxf", "-o", t / "xexp"])

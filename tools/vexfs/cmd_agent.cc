@@ -280,10 +280,16 @@ KvServeHook ImportBundlesOnArrival(Context& ctx) {
   KvServeHook hook;
   hook.add_options = [a](CLI::App& serve) {
     serve.add_flag("--import", a->import, "Import each verified agent bundle into the store (--store)");
-    serve.add_option("--import-branch", a->branch, "Make this branch at each imported bundle's snapshot");
+    serve.add_option("--import-branch", a->branch,
+                     "Make this branch at the imported snapshot (one bundle: a later one finds it taken)");
   };
-  hook.start = [&ctx, a](std::shared_ptr<const usxf::Keyring>) -> Result<kv::OnVerified> {
+  hook.start = [&ctx, a](std::shared_ptr<const usxf::Keyring> keyring) -> Result<kv::OnVerified> {
     if (!a->import) return kv::OnVerified();
+    if (!keyring) {
+      std::cerr << "vexfs kv serve: warning: --import with --allow-unsigned imports any intact bundle from anyone "
+                   "who can connect"
+                << std::endl;
+    }
     std::shared_ptr<Db> db = ctx.OpenDb();
     if (!db) return Status::InvalidArgument("--import: the store did not open (reported above)");
     return kv::OnVerified([&ctx, a, db](const kv::VerifiedStream& stream) -> Status {

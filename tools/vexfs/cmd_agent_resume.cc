@@ -2,6 +2,7 @@
 // covered turn, in llama.cpp (in process) or in ONNX Runtime (through the
 // vexfs-onnx adapter), and lists its pending actions: those that completed are
 // never to be run again (docs/agent-bundle.md, "Resuming").
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli.h"
 #include "kv_flags.h"
@@ -61,17 +63,20 @@ void PrintPoint(const agent::ResumePoint& p) {
 // Runs `argv` and returns its exit status and standard output (its standard
 // error passes through).
 Result<std::pair<int, std::string>> RunCapturing(const std::vector<std::string>& argv) {
+  std::vector<char*> args;  // built before the fork: the child only execs
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   int pipe_fds[2];
-  if (::pipe(pipe_fds) != 0) return Status::IOError("pipe: " + std::string(std::strerror(errno)));
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return Status::IOError("pipe: " + std::string(std::strerror(errno)));
   pid_t pid = ::fork();
-  if (pid < 0) return Status::IOError("fork: " + std::string(std::strerror(errno)));
-  if (pid == 0) {
-    ::dup2(pipe_fds[1], STDOUT_FILENO);
+  if (pid < 0) {
+    const int err = errno;
     ::close(pipe_fds[0]);
     ::close(pipe_fds[1]);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
+    return Status::IOError("fork: " + std::string(std::strerror(err)));
+  }
+  if (pid == 0) {
+    ::dup2(pipe_fds[1], STDOUT_FILENO);  // dup2 clears close-on-exec on the copy
     ::execvp(args[0], args.data());
     _exit(127);
   }
@@ -105,22 +110,27 @@ Status ResumeOnnx(Context& ctx, const ResumeArgs& a, const agent::ResumePoint& p
   }
   VEXFS_ASSIGN_OR_RETURN(auto keyring, LoadKeyring(a.keyring));
   VEXFS_ASSIGN_OR_RETURN(kv::StateBundle state, kv::ReadStateFile(point.kv_path, keyring.get()));
-  char tmpl[] = "/tmp/vexfs-resume-XXXXXX";
-  if (::mkdtemp(tmpl) == nullptr) return Status::IOError("mkdtemp: " + std::string(std::strerror(errno)));
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string tmpl = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") + "/vexfs-resume-XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr) return Status::IOError("mkdtemp " + tmpl + ": " + std::strerror(errno));
   const std::string dir = tmpl;
+  const char* node = std::getenv("VEXFS_NODE");
   auto written = WriteHfFolder(state, dir + "/cache");
-  Result<std::pair<int, std::string>> ran = Status::Ok();
+  std::optional<Result<std::pair<int, std::string>>> ran;
   if (written.ok()) {
-    ran = RunCapturing({"node", adapter, "verify", "--model", a.model, "--cache", dir + "/cache", "--steps",
-                        std::to_string(a.generate), "--json"});
+    ran = RunCapturing({node != nullptr && *node != '\0' ? node : "node", adapter, "verify", "--model", a.model,
+                        "--cache", dir + "/cache", "--steps", std::to_string(a.generate), "--json"});
   }
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   VEXFS_RETURN_IF_ERROR(written.status());
-  VEXFS_RETURN_IF_ERROR(ran.status());
-  json verdict = json::parse(ran->second, nullptr, false);
-  if (ran->first != 0 || verdict.is_discarded()) {
-    return Status::NotSupported("the ONNX Runtime adapter failed (exit " + std::to_string(ran->first) + ")");
+  VEXFS_RETURN_IF_ERROR(ran->status());
+  const auto& [exit_code, out] = ran->value();
+  json verdict = json::parse(out, nullptr, false);
+  if (exit_code != 0 || verdict.is_discarded()) {
+    ctx.Fail(kExitFailure, "agent resume: the ONNX Runtime adapter failed (exit " + std::to_string(exit_code) +
+                               (exit_code == 127 ? ": node not found? set $VEXFS_NODE" : "") + ")");
+    return Status::Ok();
   }
   if (ctx.global.json) {
     ctx.PrintJson({{"runtime", "onnx"}, {"point", PointJson(point)}, {"onnx", verdict}});
@@ -129,7 +139,7 @@ Status ResumeOnnx(Context& ctx, const ResumeArgs& a, const agent::ResumePoint& p
     std::cout << "ONNX Runtime: verdict " << verdict.value("verdict", std::string("?")) << "\n";
   }
   const std::string v = verdict.value("verdict", std::string());
-  if (v != "exact" && v != "equivalent") return Status::Corruption("the resumed continuation's verdict is " + v);
+  if (v != "exact" && v != "equivalent") ctx.Fail(kExitFailure, "agent resume: verdict " + v);
   return Status::Ok();
 }
 
@@ -151,16 +161,20 @@ Status ResumeLlama(Context& ctx, const ResumeArgs& a, const agent::ResumePoint& 
     o.horizon = a.generate;
     VEXFS_ASSIGN_OR_RETURN(kv::ValidationReport report, kv::Validate(*model, state, o));
     out["verdict"] = report.verdict;
-    if (!report.passed()) return Status::Corruption("the resumed continuation's verdict is " + report.verdict);
   }
-  if (ctx.global.json) return (ctx.PrintJson(out), Status::Ok());
-  PrintPoint(point);
-  std::cout << text << "\n";
-  if (r.compared > 0) {
-    std::cout << "  continuation " << (r.matches_source ? "matches" : "differs from") << " the source's over "
-              << r.compared << " tokens\n";
+  if (ctx.global.json) {
+    ctx.PrintJson(out);
+  } else {
+    PrintPoint(point);
+    std::cout << text << "\n";
+    if (r.compared > 0) {
+      std::cout << "  continuation " << (r.matches_source ? "matches" : "differs from") << " the source's over "
+                << r.compared << " tokens\n";
+    }
+    if (a.verify) std::cout << "  verdict: " << out["verdict"].get<std::string>() << "\n";
   }
-  if (a.verify) std::cout << "  verdict: " << out["verdict"].get<std::string>() << "\n";
+  const std::string verdict = out.value("verdict", std::string("exact"));
+  if (verdict != "exact" && verdict != "equivalent") ctx.Fail(kExitFailure, "agent resume: verdict " + verdict);
   return Status::Ok();
 }
 

@@ -1,6 +1,6 @@
 // Admitting another store's objects, verified and all or nothing
 // (vexfs/object_transfer.h).
-#include <algorithm>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -39,15 +39,34 @@ Status ReadStoredObjects(Store& store, const std::vector<ObjectId>& ids, const S
 }
 
 struct ObjectImport::Rep {
+  Store* store = nullptr;
   internal::StoreImpl* impl = nullptr;
   internal::Txn txn;
   // Each reference an added object makes, to the first object making it: what
   // Commit checks is here.
   std::unordered_map<ObjectId, ObjectId, ObjectIdHash> referenced;
   std::unordered_set<ObjectId, ObjectIdHash> added;
-  std::vector<ObjectId> commits;
+  // Every commit added (names may point only at these), and those new to the
+  // store (the index is told of these only), in the order they came.
+  std::unordered_set<ObjectId, ObjectIdHash> commits;
+  std::vector<ObjectId> new_commits;
+  // The extensions whose data the added commits carry (their roots' names),
+  // each with a commit that names it.
+  std::map<std::string, ObjectId> extensions;
   uint64_t objects_added = 0;
   uint64_t bytes_added = 0;
+
+  // A commit's roots name an extension the store has not attached: its data
+  // would sit in the store where nothing can read, keep or restore it.
+  Status CheckExtensions() {
+    for (const auto& [name, commit] : extensions) {
+      if (FindExtension(store, name) == nullptr) {
+        return Status::NotSupported("commit " + commit.ToHex() + " carries data of extension '" + name +
+                                    "', which this program does not have");
+      }
+    }
+    return Status::Ok();
+  }
 
   Status CheckWhole() {
     for (const auto& [id, by] : referenced) {
@@ -70,13 +89,18 @@ struct ObjectImport::Rep {
       return Status::AlreadyExists("snapshot '" + name + "' already names commit " + named->ToHex() +
                                    ", not the imported " + commit.ToHex());
     }
-    VEXFS_RETURN_IF_ERROR(CheckIsCommit(commit, "to name '" + name + "'"));
+    // Names come with the commits they name: an import names nothing the
+    // store held before it.
+    if (!commits.count(commit)) {
+      return Status::InvalidArgument("snapshot name '" + name + "' is for commit " + commit.ToHex() +
+                                     ", which is not in the import");
+    }
     return txn.Put(impl->dbs().refs, internal::SnapshotRef(name), commit.AsBytes());
   }
 
-  // `id` is a commit, added or already here: what a name or a branch may point at.
+  // `id` is a commit, added or already here: what a branch may point at.
   Status CheckIsCommit(const ObjectId& id, const std::string& what) {
-    if (std::find(commits.begin(), commits.end(), id) != commits.end()) return Status::Ok();
+    if (commits.count(id)) return Status::Ok();
     VEXFS_ASSIGN_OR_RETURN(auto here, txn.Get(impl->dbs().objects, id.AsBytes()));
     if (!here) return Status::NotFound("commit " + id.ToHex() + " " + what + " is not imported");
     internal::ObjectType type;
@@ -94,6 +118,7 @@ ObjectImport::~ObjectImport() = default;  // an uncommitted txn aborts with the 
 
 Result<std::unique_ptr<ObjectImport>> ObjectImport::Begin(Store& store) {
   auto rep = std::make_unique<Rep>();
+  rep->store = &store;
   rep->impl = ImplOf(&store);
   if (rep->impl->options().read_only) return Status::ReadOnly("the store is open read-only");
   VEXFS_RETURN_IF_ERROR(rep->impl->BeginTxn(&rep->txn, /*write=*/true));
@@ -113,12 +138,18 @@ Status ObjectImport::Add(const ObjectId& id, std::string_view stored) {
                               .WithContext("imported object " + id.ToHex()));
   }
   for (const ObjectId& ref : refs) rep_->referenced.emplace(ref, id);
-  if (type == internal::ObjectType::kCommit) rep_->commits.push_back(id);
+  if (type == internal::ObjectType::kCommit) {
+    internal::Commit commit;
+    VEXFS_RETURN_IF_ERROR(internal::DecodeCommit(payload, &commit).WithContext("imported commit " + id.ToHex()));
+    for (const auto& [name, root] : commit.roots) rep_->extensions.emplace(name, id);
+    rep_->commits.insert(id);
+  }
   rep_->added.insert(id);
   VEXFS_ASSIGN_OR_RETURN(bool inserted, rep_->txn.PutIfAbsent(rep_->impl->dbs().objects, id.AsBytes(), stored));
   if (inserted) {
     rep_->objects_added++;
     rep_->bytes_added += stored.size();
+    if (type == internal::ObjectType::kCommit) rep_->new_commits.push_back(id);
   }
   return Status::Ok();
 }
@@ -131,10 +162,11 @@ Status ObjectImport::RequireCommit(const ObjectId& id) {
 Status ObjectImport::Commit(const std::vector<std::pair<std::string, ObjectId>>& snapshot_names) {
   if (rep_->txn.raw() == nullptr) return Status::InvalidArgument("the import is committed already");
   VEXFS_RETURN_IF_ERROR(rep_->CheckWhole());
+  VEXFS_RETURN_IF_ERROR(rep_->CheckExtensions());
   for (const auto& [name, commit] : snapshot_names) VEXFS_RETURN_IF_ERROR(rep_->Name(name, commit));
   VEXFS_ASSIGN_OR_RETURN(std::vector<uint16_t> subscribers,
                          internal::ListSubscribers(rep_->txn, rep_->impl->dbs()));
-  for (const ObjectId& commit : rep_->commits) {
+  for (const ObjectId& commit : rep_->new_commits) {
     VEXFS_RETURN_IF_ERROR(internal::PostToAll(&rep_->txn, rep_->impl->dbs(), subscribers,
                                               SnapshotChangeEntry(commit)));
   }
