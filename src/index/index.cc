@@ -107,12 +107,18 @@ Status ValidateRequest(const SearchRequest& r, SearchMode fallback) {
 // Equal scores are listed by path (or document key) and offset, not in the
 // order of the store-local passage ids the rankers break ties with: two stores
 // holding the same snapshot (an agent moved by a bundle) list the same hits in
-// the same order. Hits arrive best first.
-void OrderTies(std::vector<SearchHit>* hits) {
+// the same order, and keep the same ones at the cut. So the rankers are asked
+// for a few hits past k (WithTieMargin), which are ordered, then cut to k. A
+// tie group reaching further past the cut than that margin is the one case
+// left to the ids. Hits arrive best first.
+size_t WithTieMargin(size_t k) { return k + std::min<size_t>(k, 16); }
+
+void OrderTies(std::vector<SearchHit>* hits, size_t k) {
   std::stable_sort(hits->begin(), hits->end(), [](const SearchHit& a, const SearchHit& b) {
     if (a.score != b.score) return a.score > b.score;
     return std::tie(a.path, a.document, a.offset) < std::tie(b.path, b.document, b.offset);
   });
+  if (hits->size() > k) hits->resize(k);
 }
 
 }  // namespace
@@ -509,7 +515,7 @@ Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
   bool dense = mode != SearchMode::kLexical;
   View view;
   VEXFS_RETURN_IF_ERROR(BeginView(request, &view));
-  size_t depth = lexical && dense ? std::max(request.k, kFusionDepth) : request.k;
+  size_t depth = lexical && dense ? std::max(request.k, kFusionDepth) : WithTieMargin(request.k);
   // The sides run one after the other: run at once on two threads they measured
   // no faster (search_scale_bench), so a query stays on its caller's thread.
   SideRanking lexical_side, dense_side;
@@ -539,14 +545,14 @@ Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
     result.mode = SearchModeName(SearchMode::kHybrid);
     result.fusion = FusionMethodName(request.fusion);
     for (const FusedResult& f : Fuse(dense_side, lexical_side, request.fusion, request.passages,
-                                     request.k)) {
+                                     WithTieMargin(request.k))) {
       VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(&view.txn, *f.shown, request));
       hit.score = static_cast<float>(f.score);
       hit.dense = f.dense;
       hit.lexical = f.lexical;
       result.hits.push_back(std::move(hit));
     }
-    OrderTies(&result.hits);
+    OrderTies(&result.hits, request.k);
     return result;
   }
   const SideRanking& side = lexical ? lexical_side : dense_side;
@@ -555,7 +561,7 @@ Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
     VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(&view.txn, side.ranked[i], request));
     result.hits.push_back(std::move(hit));
   }
-  OrderTies(&result.hits);
+  OrderTies(&result.hits, request.k);
   for (size_t i = 0; i < result.hits.size(); ++i) {
     SearchHit& hit = result.hits[i];
     (lexical ? hit.lexical : hit.dense) = HitRank{static_cast<uint32_t>(i + 1), hit.score};

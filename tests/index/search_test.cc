@@ -128,6 +128,10 @@ TEST_F(SearchTest, EqualScoresAreListedByPathNotByIndexingOrder) {
   lexical.mode = SearchMode::kLexical;
   lexical.query = "lighthouse fog horn";
   EXPECT_EQ(Paths(lexical), expected);
+  // And the same ones are kept where k cuts through the tie.
+  EXPECT_EQ(Paths("lighthouse fog horn", 2), std::vector<std::string>({"a.txt", "b.txt"}));
+  lexical.k = 1;
+  EXPECT_EQ(Paths(lexical), std::vector<std::string>({"a.txt"}));
 }
 
 TEST_F(SearchTest, WritesQueueWorkAndWaitDrainsIt) {
