@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/sha256.h"
+#include "kv/fingerprint_cache.h"
 #include "kv/gguf_ptr.h"
 #include "usxf/mapping.h"
 
@@ -124,8 +125,18 @@ Result<ModelFingerprints> FingerprintGguf(const std::string& path) {
   fp.tokenizer = HashKeys(g.get(), "vexfs-gguf-tokenizer-v1", [](const std::string& k) {
     return k.rfind("tokenizer.", 0) == 0;
   });
+  if (auto remembered = RememberedWeights(st)) {
+    fp.weights = *remembered;
+    return fp;
+  }
   VEXFS_ASSIGN_OR_RETURN(auto mapping, usxf::Mapping::Open(path));
   VEXFS_ASSIGN_OR_RETURN(fp.weights, HashTensors(g.get(), mapping->bytes(), path));
+  // Remembered only if the file did not change while it was hashed.
+  struct stat after;
+  if (::stat(path.c_str(), &after) == 0 && after.st_ctim.tv_sec == st.st_ctim.tv_sec &&
+      after.st_ctim.tv_nsec == st.st_ctim.tv_nsec && after.st_size == st.st_size) {
+    RememberWeights(st, fp.weights);
+  }
   return fp;
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 #include "kv/kv_test_util.h"
 #include "test_util.h"
 #include "vexfs/kv/capture.h"
+#include "vexfs/kv/model_fingerprint.h"
 #include "vexfs/kv/restore.h"
 #include "vexfs/kv/validate.h"
 #include "vexfs/usxf_keys.h"
@@ -152,6 +154,34 @@ TEST_F(KvRuntimeTest, AnotherTokenizerIsRefused) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("tokenizer fingerprint"), std::string::npos) << s.ToString();
   EXPECT_EQ(s.message().find("weights"), std::string::npos) << s.ToString();
+}
+
+// The weights fingerprint is remembered by the file's identity on disk, and
+// a write to the file (which moves its change time) is never answered from
+// what was remembered.
+TEST_F(KvRuntimeTest, RememberedWeightsFingerprintFollowsTheFile) {
+  const std::string cache = dir_.Sub("cache");
+  ASSERT_EQ(::setenv("VEXFS_CACHE_DIR", cache.c_str(), 1), 0);
+  const std::string copy = dir_.Sub("m.gguf");
+  std::filesystem::copy_file(TinyModelPath(7), copy);
+  ASSIGN_OR_FAIL(ModelFingerprints first, FingerprintGguf(copy));
+  EXPECT_EQ(first.weights, model_->fingerprints().weights);
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(cache + "/gguf-weights")) ++entries;
+  EXPECT_EQ(entries, 1u);
+  ASSIGN_OR_FAIL(ModelFingerprints again, FingerprintGguf(copy));
+  EXPECT_EQ(again.weights, first.weights);
+  // The last byte belongs to the last tensor's data: change it in place.
+  ASSIGN_OR_FAIL(std::string bytes, ReadWholeFile(copy));
+  bytes.back() = static_cast<char>(bytes.back() ^ 0x40);
+  {
+    std::fstream out(copy, std::ios::in | std::ios::out | std::ios::binary);
+    out.seekp(static_cast<std::streamoff>(bytes.size() - 1));
+    out.put(bytes.back());
+  }
+  ASSIGN_OR_FAIL(ModelFingerprints changed, FingerprintGguf(copy));
+  EXPECT_NE(changed.weights, first.weights);
+  ::unsetenv("VEXFS_CACHE_DIR");
 }
 
 TEST_F(KvRuntimeTest, DamagedOrTruncatedFilesAreRefused) {
