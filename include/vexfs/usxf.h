@@ -287,9 +287,12 @@ enum class VerifyLevel {
 // 1 MiB piece, and 32 bytes per Merkle chunk of the section being read.
 class StreamReader {
  public:
-  // Reads and checks the preamble and header.
+  // Reads and checks the preamble and header. With `hash_threads` > 1 a
+  // second thread computes the SHA-256 leaves of a kFull read while the
+  // caller's thread reads on (and runs `consume`); the result is the same.
   static Result<std::unique_ptr<StreamReader>> Open(ByteSource* source,
-                                                    VerifyLevel level = VerifyLevel::kFull);
+                                                    VerifyLevel level = VerifyLevel::kFull,
+                                                    int hash_threads = 1);
   ~StreamReader();
 
   const std::vector<SectionInfo>& sections() const;
@@ -307,6 +310,11 @@ class StreamReader {
  private:
   struct State;
   explicit StreamReader(std::unique_ptr<State> state);
+  Status ReadSections(const std::function<Status(size_t, std::string_view)>& consume, uint64_t piece_size,
+                      std::vector<Xxh128>* checksums, std::vector<Digest>* digests);
+  Status ReadSectionsPipelined(const std::function<Status(size_t, std::string_view)>& consume,
+                               std::vector<Xxh128>* checksums, std::vector<Digest>* digests);
+  Status FinishReading(const std::vector<Xxh128>& checksums, const std::vector<Digest>& digests);
   std::unique_ptr<State> state_;
 };
 

@@ -120,7 +120,7 @@ ConnectionOutcome Connection::Receive() {
   if (held > 0) Log(peer_ + ": resuming " + Label() + " at byte " + std::to_string(held) + ", re-verifying from 0");
   SpoolSource source({partial->get(), held, hello_.total_size, socket_.get(), opt_.idle_timeout_ms, env_.stop_fd,
                       opt_.progress});
-  auto reader = usxf::StreamReader::Open(&source, usxf::VerifyLevel::kFull);
+  auto reader = usxf::StreamReader::Open(&source, usxf::VerifyLevel::kFull, /*hash_threads=*/2);
   if (!reader.ok()) return StreamFailed(reader.status(), source, held);
   Status read = (*reader)->ReadAll([](size_t, std::string_view) { return Status::Ok(); });
   if (!read.ok()) return StreamFailed(read, source, held);

@@ -69,9 +69,11 @@ class SpoolSource : public usxf::ByteSource {
  private:
   Result<size_t> ReadPrefix(char* buf, size_t n);
   Result<size_t> ReadSocket(char* buf, size_t n);
+  void StartWriteback(uint64_t end);
 
   Params p_;
   uint64_t position_ = 0;
+  uint64_t writeback_from_ = 0;  // bytes before this have had their writeback started
   Status peer_failure_;
 };
 

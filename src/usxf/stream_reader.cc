@@ -6,6 +6,7 @@
 
 #include "usxf/digests.h"
 #include "usxf/layout.h"
+#include "usxf/leaf_pipeline.h"
 #include "usxf/le.h"
 #include "vexfs/usxf.h"
 
@@ -17,6 +18,7 @@ constexpr size_t kPiece = 1 << 20;
 struct StreamReader::State {
   ByteSource* source = nullptr;
   VerifyLevel level = VerifyLevel::kFull;
+  int hash_threads = 1;
   Preamble preamble;
   std::string preamble_bytes, header_bytes;
   FileSummary summary;
@@ -74,10 +76,11 @@ const std::vector<SectionInfo>& StreamReader::sections() const { return state_->
 const std::string& StreamReader::file_metadata() const { return state_->summary.file_metadata; }
 const FileSummary& StreamReader::summary() const { return state_->summary; }
 
-Result<std::unique_ptr<StreamReader>> StreamReader::Open(ByteSource* source, VerifyLevel level) {
+Result<std::unique_ptr<StreamReader>> StreamReader::Open(ByteSource* source, VerifyLevel level, int hash_threads) {
   auto st = std::make_unique<State>();
   st->source = source;
   st->level = level;
+  st->hash_threads = hash_threads;
   st->preamble_bytes.resize(kPreambleSize);
   VEXFS_RETURN_IF_ERROR(st->ReadExactly(st->preamble_bytes.data(), kPreambleSize, "the preamble"));
   VEXFS_ASSIGN_OR_RETURN(st->preamble, DecodePreamble(st->preamble_bytes));
@@ -107,7 +110,23 @@ Status StreamReader::ReadAll(const std::function<Status(size_t, std::string_view
   // A piece no larger than the largest section: a small file needs no 1 MiB buffer.
   uint64_t largest = 0;
   for (const SectionInfo& sec : s.sections) largest = std::max(largest, sec.stored_length);
-  std::string piece(static_cast<size_t>(std::min<uint64_t>(largest, kPiece)), '\0');
+  const uint64_t chunk = uint64_t{1} << st.preamble.chunk_log2;
+  if (st.level == VerifyLevel::kFull && st.hash_threads > 1 && chunk <= kPiece && largest > kPiece) {
+    VEXFS_RETURN_IF_ERROR(ReadSectionsPipelined(consume, &checksums, &digests));
+  } else {
+    VEXFS_RETURN_IF_ERROR(ReadSections(consume, std::min<uint64_t>(largest, kPiece), &checksums, &digests));
+  }
+  return FinishReading(checksums, digests);
+}
+
+Status StreamReader::ReadSections(const std::function<Status(size_t, std::string_view)>& consume,
+                                  uint64_t piece_size, std::vector<Xxh128>* checksums_out,
+                                  std::vector<Digest>* digests_out) {
+  State& st = *state_;
+  FileSummary& s = st.summary;
+  std::vector<Xxh128>& checksums = *checksums_out;
+  std::vector<Digest>& digests = *digests_out;
+  std::string piece(static_cast<size_t>(piece_size), '\0');
   for (size_t i = 0; i < s.sections.size(); ++i) {
     const SectionInfo& sec = s.sections[i];
     SectionHasher hasher(st.level == VerifyLevel::kFull, st.preamble.chunk_log2);
@@ -124,6 +143,42 @@ Status StreamReader::ReadAll(const std::function<Status(size_t, std::string_view
     uint64_t end = sec.offset + sec.stored_length;
     VEXFS_RETURN_IF_ERROR(st.ReadZeros(AlignUp(end, s.alignment) - end, "padding after " + DescribeSection(sec, i)));
   }
+  return Status::Ok();
+}
+
+// As ReadSections, the leaves hashed on a second thread (leaf_pipeline.h):
+// each piece starts a chunk, since pieces are whole chunks from a section's
+// start, so the worker needs nothing of the pieces before.
+Status StreamReader::ReadSectionsPipelined(const std::function<Status(size_t, std::string_view)>& consume,
+                                           std::vector<Xxh128>* checksums, std::vector<Digest>* digests) {
+  State& st = *state_;
+  FileSummary& s = st.summary;
+  LeafPipeline leaves(uint64_t{1} << st.preamble.chunk_log2, kPiece, /*buffers=*/4);
+  for (size_t i = 0; i < s.sections.size(); ++i) {
+    const SectionInfo& sec = s.sections[i];
+    SectionHasher checksum(/*sealed=*/false, st.preamble.chunk_log2);
+    for (uint64_t left = sec.stored_length; left > 0;) {
+      size_t take = static_cast<size_t>(std::min<uint64_t>(left, kPiece));
+      char* piece = leaves.Acquire();
+      VEXFS_RETURN_IF_ERROR(st.ReadExactly(piece, take, DescribeSection(sec, i)));
+      std::string_view bytes(piece, take);
+      checksum.Update(bytes);
+      VEXFS_RETURN_IF_ERROR(consume(i, bytes));
+      leaves.Submit(piece, take, i);
+      left -= take;
+    }
+    checksums->push_back(checksum.FinishChecksum());
+    uint64_t end = sec.offset + sec.stored_length;
+    VEXFS_RETURN_IF_ERROR(st.ReadZeros(AlignUp(end, s.alignment) - end, "padding after " + DescribeSection(sec, i)));
+  }
+  std::vector<std::vector<Digest>> all = leaves.Finish(s.sections.size());
+  for (size_t i = 0; i < s.sections.size(); ++i) digests->push_back(SectionDigest(s.sections[i].stored_length, all[i]));
+  return Status::Ok();
+}
+
+Status StreamReader::FinishReading(const std::vector<Xxh128>& checksums, const std::vector<Digest>& digests) {
+  State& st = *state_;
+  FileSummary& s = st.summary;
   VEXFS_ASSIGN_OR_RETURN(Footer footer, st.ReadFooter(s.sections.size()));
   char extra;
   VEXFS_ASSIGN_OR_RETURN(size_t trailing, st.source->Read(&extra, 1));

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
@@ -602,22 +601,6 @@ TEST(TransportProtocolTest, MessageRoundTripsAndCutsLongText) {
   std::string bad = bytes.substr(0, wire::kMessageFixedSize);
   usxf::StoreLE<uint32_t>(bad.data() + 12, 99);
   EXPECT_CODE(wire::DecodeMessageFixed(bad, &n), StatusCode::kCorruption);
-}
-
-// ---------------------------------------------------------------------------
-// Throughput, when asked for: VEXFS_TRANSFER_BENCH_MB=200 prints MB/s.
-TEST_F(TransportTest, LoopbackThroughput) {
-  const uint64_t mb = test::EnvOr("VEXFS_TRANSFER_BENCH_MB", 0);
-  if (mb == 0) GTEST_SKIP() << "set VEXFS_TRANSFER_BENCH_MB to measure";
-  const std::string path = dir_.Sub("big.usxf");
-  const size_t bytes = MakeUsxf(path, {static_cast<size_t>(mb) << 20}).size();
-  StartReceiver();
-  const auto start = std::chrono::steady_clock::now();
-  SendReport report;
-  ASSERT_OK(SendFile(path, address(), FastSend(), &report));
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("loopback: %zu bytes in %.2f s = %.0f MB/s (receive, verify, fsync, rename)\n", bytes, s,
-              bytes / s / 1e6);
 }
 
 }  // namespace
