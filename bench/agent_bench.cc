@@ -4,12 +4,15 @@
 //
 //   agent_bench [--files 1000] [--nodes 5000] [--kv-tokens 2016] [--reps 5]
 //               [--sizes 1000,10000,100000] [--dir DIR] [--markdown FILE]
+//               [--model M.gguf --prompt-file F [--threads N]]
 //
 // The move: export (select, plan, stream, sign), then import into an empty
 // store (verify every byte and the signature, prove every object, commit),
 // then find where to resume (the graph read of `agent resume`). The KV state
 // is a synthetic file of the Qwen2.5-0.5B cache shape (24 layers, 2 KV heads
-// of 64, f16): its restore into a model is measured by bench/agent_evidence.sh.
+// of 64, f16), or with --model M --prompt-file F the prompt's state captured
+// from M, which the move then resumes to its first token in this process
+// (the model loaded, as a serving runtime holds it) and the rebuild re-prefills.
 // The rebuild: the same files put into an empty store and indexed (embedded
 // with the store's default embedder), the same graph written. Both sides run
 // on the same disk, synced as a user gets them.
@@ -25,6 +28,8 @@
 #include "vexfs/agent_resume.h"
 #include "vexfs/db.h"
 #include "vexfs/graph.h"
+#include "vexfs/kv/capture.h"
+#include "vexfs/kv/model.h"
 #include "vexfs/kv/state_file.h"
 #include "vexfs/usxf_keys.h"
 
@@ -41,6 +46,10 @@ struct Options {
   std::vector<size_t> sizes = {1000, 10000, 100000};
   std::string dir = "/tmp/vexfs-agent-bench";
   std::string markdown;
+  // With a model: its KV state is captured from the prompt (the rebuild's
+  // re-prefill), and the move ends at the first token resumed from it.
+  std::string model, prompt_file;
+  int threads = 0;
 };
 
 std::unique_ptr<Db> MakeDb(const std::string& path, bool indexing) {
@@ -100,20 +109,46 @@ std::string WriteKvState(const std::string& path, uint32_t tokens) {
 uint64_t FileSize(const std::string& path) { return std::filesystem::file_size(path); }
 
 struct MoveResult {
-  std::vector<double> export_s, import_s, resume_point_s, total_s;
+  std::vector<double> export_s, import_s, resume_point_s, resume_s, total_s;
   uint64_t bundle_bytes = 0, objects = 0, object_bytes = 0, kv_bytes = 0;
   double search_ready_after_import_s = 0;
   double rebuild_put_s = 0, rebuild_graph_s = 0, rebuild_index_s = 0;
+  double rebuild_prefill_s = 0;  // capture to the first token, with a model
+  uint32_t kv_tokens = 0;
 };
+
+// The prompt's first `tokens` tokens captured from `model` into a state file
+// with one recorded step: the re-prefill a rebuild needs before its first token.
+double CaptureState(const kv::Model& model, const Options& o, const std::string& path, uint32_t* n_tokens) {
+  kv::CaptureOptions c;
+  c.tokens = CheckValue(model.Tokenize(ReadFile(o.prompt_file)), "tokenize the prompt");
+  if (c.tokens.size() > o.kv_tokens) c.tokens.resize(o.kv_tokens);
+  c.settings.threads = o.threads;
+  c.reference_steps = 1;
+  c.output_path = path;
+  double t0 = NowSeconds();
+  kv::CaptureReport r = CheckValue(kv::Capture(model, c), "capture");
+  *n_tokens = r.n_tokens;
+  return NowSeconds() - t0;
+}
 
 MoveResult MeasureMove(const Options& o, const std::string& base) {
   MoveResult r;
+  std::unique_ptr<kv::Model> model;
+  const std::string kv = base + "/ctx.usxf";
+  r.kv_tokens = o.kv_tokens;
+  if (!o.model.empty()) {
+    Progress("move: loading " + o.model + " and capturing the prompt");
+    model = CheckValue(kv::Model::Load(o.model), "load the model");
+    r.rebuild_prefill_s = CaptureState(*model, o, kv, &r.kv_tokens);
+  } else {
+    WriteKvState(kv, o.kv_tokens);
+  }
   Progress("move: source with " + std::to_string(o.files) + " files, " + std::to_string(o.nodes) + " nodes");
   auto source = MakeDb(FreshDir(base, "source"), false);
   PutTree(*source, o.files, 1);
-  WriteGraph(*source, o.nodes, o.kv_tokens);
+  WriteGraph(*source, o.nodes, r.kv_tokens);
   CheckValue(source->store().CreateSnapshot("s1", "", {}), "snapshot");
-  const std::string kv = WriteKvState(base + "/ctx.usxf", o.kv_tokens);
   const usxf::SigningKey key = CheckValue(usxf::SigningKey::Generate(), "key");
   const std::string ring = FreshDir(base, "keyring");
   Check(usxf::SavePublicKey(ring + "/agent.pub", key.public_key), "keyring");
@@ -135,12 +170,21 @@ MoveResult MeasureMove(const Options& o, const std::string& base) {
     double t3 = NowSeconds();
     GraphReadOptions read;
     read.branch = "moved";
-    CheckValue(agent::FindResumePoint(*target, read), "resume point");
+    agent::ResumePoint point = CheckValue(agent::FindResumePoint(*target, read), "resume point");
     double t4 = NowSeconds();
+    double t5 = t4;
+    if (model) {  // the runtime has its model loaded, as a serving agent's does
+      kv::RuntimeSettings settings;
+      settings.threads = o.threads;
+      // The state itself is unsigned here; the bundle that carried it was.
+      CheckValue(agent::Resume(point, *model, settings, 1, nullptr), "resume");
+      t5 = NowSeconds();
+      r.resume_s.push_back(t5 - t4);
+    }
     r.export_s.push_back(t1 - t0);
     r.import_s.push_back(t3 - t2);
     r.resume_point_s.push_back(t4 - t3);
-    r.total_s.push_back((t1 - t0) + (t4 - t2));
+    r.total_s.push_back((t1 - t0) + (t5 - t2));
     r.bundle_bytes = FileSize(bundle);
     r.objects = exported.manifest.objects;
     r.object_bytes = exported.manifest.object_bytes;
@@ -156,7 +200,7 @@ MoveResult MeasureMove(const Options& o, const std::string& base) {
   double t0 = NowSeconds();
   PutTree(*rebuilt, o.files, 1);
   double t1 = NowSeconds();
-  WriteGraph(*rebuilt, o.nodes, o.kv_tokens);
+  WriteGraph(*rebuilt, o.nodes, r.kv_tokens);
   double t2 = NowSeconds();
   Check(rebuilt->WaitIndexed(), "index the rebuilt store");
   double t3 = NowSeconds();
@@ -216,18 +260,24 @@ double MedianU(const std::vector<uint64_t>& v) { return Median(std::vector<doubl
 
 std::string Report(const Options& o, const MoveResult& m, const std::vector<StepResult>& steps, json* out) {
   const double move = Median(m.total_s);
-  const double rebuild = m.rebuild_put_s + m.rebuild_graph_s + m.rebuild_index_s;
+  const double rebuild = m.rebuild_put_s + m.rebuild_graph_s + m.rebuild_index_s + m.rebuild_prefill_s;
+  const bool with_model = !m.resume_s.empty();
   Table t({"step", "median (ms)", "bytes"});
   t.AddRow({"export (select, stream, sign)", Millis(Median(m.export_s)), Bytes(m.bundle_bytes)});
   t.AddRow({"import (verify, prove, commit)", Millis(Median(m.import_s)),
             std::to_string(m.objects) + " objects, " + Bytes(m.object_bytes) + " + KV " + Bytes(m.kv_bytes)});
   t.AddRow({"find the resume point", Millis(Median(m.resume_point_s)), ""});
-  t.AddRow({"move, in all", Millis(move), ""});
+  if (with_model) {
+    t.AddRow({"resume: verify, restore, first token (model loaded)", Millis(Median(m.resume_s)),
+              std::to_string(m.kv_tokens) + " tokens"});
+  }
+  t.AddRow({with_model ? "move, export to first token" : "move, in all", Millis(move), ""});
   Table r({"rebuild on the target", "seconds"});
   r.AddRow({"put the files", Fixed(m.rebuild_put_s, 2)});
   r.AddRow({"write the graph", Fixed(m.rebuild_graph_s, 2)});
   r.AddRow({"embed and index the files and nodes", Fixed(m.rebuild_index_s, 2)});
-  r.AddRow({"rebuild, in all (re-prefill not included)", Fixed(rebuild, 2)});
+  if (with_model) r.AddRow({"re-prefill the prompt to the first token", Fixed(m.rebuild_prefill_s, 2)});
+  r.AddRow({with_model ? "rebuild, in all" : "rebuild, in all (re-prefill not included)", Fixed(rebuild, 2)});
   r.AddRow({"rebuild / move", Ratio(rebuild, move)});
   Table s({"files", "whole bundle", "step objects", "step bytes", "step export (ms)", "step import (ms)"});
   for (const StepResult& st : steps) {
@@ -241,7 +291,8 @@ std::string Report(const Options& o, const MoveResult& m, const std::vector<Step
                     {"object_bytes", m.object_bytes}, {"kv_bytes", m.kv_bytes},
                     {"search_ready_after_import_s", m.search_ready_after_import_s},
                     {"rebuild_put_s", m.rebuild_put_s}, {"rebuild_graph_s", m.rebuild_graph_s},
-                    {"rebuild_index_s", m.rebuild_index_s}};
+                    {"rebuild_index_s", m.rebuild_index_s}, {"rebuild_prefill_s", m.rebuild_prefill_s},
+                    {"resume_s", m.resume_s}, {"model", o.model}};
   json js = json::array();
   for (const StepResult& st : steps) {
     js.push_back({{"files", st.files}, {"whole_bytes", st.whole_bytes}, {"whole_objects", st.whole_objects},
@@ -268,7 +319,14 @@ int main(int argc, char** argv) {
   app.add_option("--sizes", o.sizes, "store sizes for the incremental steps")->delimiter(',');
   app.add_option("--dir", o.dir, "scratch directory");
   app.add_option("--markdown", o.markdown, "write the results section to this file");
+  app.add_option("--model", o.model, "GGUF model: capture its KV state of the prompt and resume to a token");
+  app.add_option("--prompt-file", o.prompt_file, "the prompt (with --model)");
+  app.add_option("--threads", o.threads, "llama.cpp threads (0: one per core)");
   CLI11_PARSE(app, argc, argv);
+  if (!o.model.empty() && o.prompt_file.empty()) {
+    std::cerr << "agent_bench: --model needs --prompt-file" << std::endl;
+    return 2;
+  }
   const std::string base = FreshDir(o.dir, "run");
   json out = {{"bench", "agent"}};
   MoveResult move = MeasureMove(o, base);
