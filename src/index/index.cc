@@ -108,19 +108,25 @@ Status ValidateRequest(const SearchRequest& r, SearchMode fallback) {
 // order of the store-local passage ids the rankers break ties with: two stores
 // holding the same snapshot (an agent moved by a bundle) list the same hits in
 // the same order, and keep the same ones at the cut. So the rankers are asked
-// for a few hits past k (WithTieMargin), which are ordered, then cut to k. A
-// tie group reaching further past the cut than that margin is the one case
-// left to the ids. Hits arrive best first.
-size_t WithTieMargin(size_t k) { return k + std::min<size_t>(k, 16); }
+// for kTieMargin hits past k, which are ordered, then cut to k, before any
+// snippet is read. A tie group reaching further past the cut than that is the
+// one case left to the ids, and so are a hybrid search's fused ties, which
+// the sides' ranks already split. Items arrive best first.
+constexpr size_t kTieMargin = 16;
+size_t WithTieMargin(size_t k) { return k + kTieMargin; }
 
-void OrderTies(std::vector<SearchHit>* hits, size_t k) {
-  std::stable_sort(hits->begin(), hits->end(), [](const SearchHit& a, const SearchHit& b) {
-    if (a.score != b.score) return a.score > b.score;
-    return std::tie(a.path, a.document, a.offset) < std::tie(b.path, b.document, b.offset);
+template <typename Item, typename ScoreOf, typename PassageOf>
+void OrderTies(std::vector<Item>* items, size_t k, ScoreOf score_of, PassageOf passage_of) {
+  auto key = [&](const Item& item) {
+    const RankedPassage& r = passage_of(item);
+    return std::tie(r.file->path, r.file->document, r.passage->offset);
+  };
+  std::stable_sort(items->begin(), items->end(), [&](const Item& a, const Item& b) {
+    if (score_of(a) != score_of(b)) return score_of(a) > score_of(b);
+    return key(a) < key(b);
   });
-  if (hits->size() > k) hits->resize(k);
+  if (items->size() > k) items->resize(k);
 }
-
 }  // namespace
 
 class IndexImpl {
@@ -544,27 +550,27 @@ Result<SearchResult> IndexImpl::Search(const SearchRequest& request) {
   if (lexical && dense) {
     result.mode = SearchModeName(SearchMode::kHybrid);
     result.fusion = FusionMethodName(request.fusion);
-    for (const FusedResult& f : Fuse(dense_side, lexical_side, request.fusion, request.passages,
-                                     WithTieMargin(request.k))) {
+    std::vector<FusedResult> fused =
+        Fuse(dense_side, lexical_side, request.fusion, request.passages, WithTieMargin(request.k));
+    OrderTies(&fused, request.k, [](const FusedResult& f) { return f.score; },
+              [](const FusedResult& f) -> const RankedPassage& { return *f.shown; });
+    for (const FusedResult& f : fused) {
       VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(&view.txn, *f.shown, request));
       hit.score = static_cast<float>(f.score);
       hit.dense = f.dense;
       hit.lexical = f.lexical;
       result.hits.push_back(std::move(hit));
     }
-    OrderTies(&result.hits, request.k);
     return result;
   }
-  const SideRanking& side = lexical ? lexical_side : dense_side;
+  SideRanking& side = lexical ? lexical_side : dense_side;
   result.mode = SearchModeName(lexical ? SearchMode::kLexical : SearchMode::kDense);
+  OrderTies(&side.ranked, request.k, [](const RankedPassage& r) { return r.score; },
+            [](const RankedPassage& r) -> const RankedPassage& { return r; });
   for (size_t i = 0; i < side.ranked.size(); ++i) {
     VEXFS_ASSIGN_OR_RETURN(SearchHit hit, MakeHit(&view.txn, side.ranked[i], request));
-    result.hits.push_back(std::move(hit));
-  }
-  OrderTies(&result.hits, request.k);
-  for (size_t i = 0; i < result.hits.size(); ++i) {
-    SearchHit& hit = result.hits[i];
     (lexical ? hit.lexical : hit.dense) = HitRank{static_cast<uint32_t>(i + 1), hit.score};
+    result.hits.push_back(std::move(hit));
   }
   return result;
 }

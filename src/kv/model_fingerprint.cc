@@ -2,9 +2,12 @@
 // through ggml's GGUF reader.
 #include "vexfs/kv/model_fingerprint.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
 #include <memory>
 #include <vector>
 
@@ -107,8 +110,17 @@ Result<usxf::Digest> HashTensors(const gguf_context* g, std::string_view file,
 }  // namespace
 
 Result<ModelFingerprints> FingerprintGguf(const std::string& path) {
+  // One open file for the identity, the lookup and the hashing.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::NotFound(path + ": no such model file");
+  std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* p) {
+    ::close(*p);
+    delete p;
+  });
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return Status::NotFound(path + ": no such model file");
+  if (::fstat(fd, &st) != 0) return Status::NotFound(path + ": cannot stat the model file");
+  timespec began;
+  ::clock_gettime(CLOCK_REALTIME, &began);  // file times are of this clock
   gguf_init_params params{/*no_alloc=*/true, /*ctx=*/nullptr};
   GgufPtr g(gguf_init_from_file(path.c_str(), params));
   if (!g) return Status::Corruption(path + ": not a readable GGUF model file");
@@ -125,16 +137,21 @@ Result<ModelFingerprints> FingerprintGguf(const std::string& path) {
   fp.tokenizer = HashKeys(g.get(), "vexfs-gguf-tokenizer-v1", [](const std::string& k) {
     return k.rfind("tokenizer.", 0) == 0;
   });
-  if (auto remembered = RememberedWeights(st)) {
-    fp.weights = *remembered;
-    return fp;
+  const bool rememberable = Rememberable(fd, st, began);
+  if (rememberable) {
+    if (auto remembered = RememberedWeights(st)) {
+      fp.weights = *remembered;
+      return fp;
+    }
   }
-  VEXFS_ASSIGN_OR_RETURN(auto mapping, usxf::Mapping::Open(path));
+  VEXFS_ASSIGN_OR_RETURN(auto mapping, usxf::Mapping::FromFd(fd, path));
   VEXFS_ASSIGN_OR_RETURN(fp.weights, HashTensors(g.get(), mapping->bytes(), path));
   // Remembered only if the file did not change while it was hashed.
   struct stat after;
-  if (::stat(path.c_str(), &after) == 0 && after.st_ctim.tv_sec == st.st_ctim.tv_sec &&
-      after.st_ctim.tv_nsec == st.st_ctim.tv_nsec && after.st_size == st.st_size) {
+  if (rememberable && ::fstat(fd, &after) == 0 && after.st_dev == st.st_dev && after.st_ino == st.st_ino &&
+      after.st_size == st.st_size && after.st_mtim.tv_sec == st.st_mtim.tv_sec &&
+      after.st_mtim.tv_nsec == st.st_mtim.tv_nsec && after.st_ctim.tv_sec == st.st_ctim.tv_sec &&
+      after.st_ctim.tv_nsec == st.st_ctim.tv_nsec) {
     RememberWeights(st, fp.weights);
   }
   return fp;

@@ -5,6 +5,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -28,6 +30,31 @@ namespace {
 constexpr size_t kIdTailBytes = 64 << 10;
 constexpr size_t kChunk = 1 << 20;
 constexpr uint32_t kMaxRetryDelayMs = 8000;
+
+// sendfile(2) has no MSG_NOSIGNAL: a receiver that closed meanwhile would
+// raise SIGPIPE and end the sending process without a word. SIGPIPE is held
+// blocked in this thread around the call, and one it raised is taken back
+// before it is unblocked, so the error comes back as EPIPE instead.
+ssize_t SendFileNoSignal(int sock, int fd, off_t* offset, size_t n) {
+  sigset_t pipe, old;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  sigset_t pending;
+  sigemptyset(&pending);
+  sigpending(&pending);
+  const bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+  pthread_sigmask(SIG_BLOCK, &pipe, &old);
+  ssize_t sent = ::sendfile(sock, fd, offset, n);
+  const int err = errno;
+  if (sent < 0 && err == EPIPE && !was_pending) {
+    const timespec now{0, 0};
+    while (sigtimedwait(&pipe, nullptr, &now) < 0 && errno == EINTR) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  errno = err;
+  return sent;
+}
 
 Status ReadAt(int fd, char* buf, size_t n, uint64_t offset, const std::string& what) {
   while (n > 0) {
@@ -200,7 +227,7 @@ Status Sender::SendPiece(int sock, uint64_t pos, size_t n, bool* receiver_spoke)
       return Status::Ok();
     }
     off_t at = static_cast<off_t>(pos);
-    ssize_t sent = ::sendfile(sock, file_.get(), &at, n);
+    ssize_t sent = SendFileNoSignal(sock, file_.get(), &at, n);
     if (sent < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (sent < 0) return OutsideErrnoToStatus(errno, "send to the receiver");
     if (sent == 0) return Status::IOError(path_ + " shrank while being sent");

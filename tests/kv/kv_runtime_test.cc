@@ -6,7 +6,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+#include <chrono>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <set>
@@ -156,32 +159,50 @@ TEST_F(KvRuntimeTest, AnotherTokenizerIsRefused) {
   EXPECT_EQ(s.message().find("weights"), std::string::npos) << s.ToString();
 }
 
-// The weights fingerprint is remembered by the file's identity on disk, and
-// a write to the file (which moves its change time) is never answered from
-// what was remembered.
+// The weights fingerprint is remembered by the file's identity on disk and
+// read back from there, and a write to the file (which moves its change time,
+// even when its modification time is put back) is never answered from what
+// was remembered.
 TEST_F(KvRuntimeTest, RememberedWeightsFingerprintFollowsTheFile) {
   const std::string cache = dir_.Sub("cache");
   ASSERT_EQ(::setenv("VEXFS_CACHE_DIR", cache.c_str(), 1), 0);
+  struct Unset {
+    ~Unset() { ::unsetenv("VEXFS_CACHE_DIR"); }
+  } unset;
   const std::string copy = dir_.Sub("m.gguf");
   std::filesystem::copy_file(TinyModelPath(7), copy);
+  // A file changed in the last two seconds is not remembered (a second write
+  // in the same timestamp tick could go unseen).
+  ASSIGN_OR_FAIL(ModelFingerprints fresh, FingerprintGguf(copy));
+  EXPECT_FALSE(std::filesystem::exists(cache + "/gguf-weights"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2600));
   ASSIGN_OR_FAIL(ModelFingerprints first, FingerprintGguf(copy));
+  EXPECT_EQ(first.weights, fresh.weights);
   EXPECT_EQ(first.weights, model_->fingerprints().weights);
-  size_t entries = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(cache + "/gguf-weights")) ++entries;
-  EXPECT_EQ(entries, 1u);
-  ASSIGN_OR_FAIL(ModelFingerprints again, FingerprintGguf(copy));
-  EXPECT_EQ(again.weights, first.weights);
-  // The last byte belongs to the last tensor's data: change it in place.
+  std::vector<std::filesystem::path> entries;
+  for (const auto& e : std::filesystem::directory_iterator(cache + "/gguf-weights")) entries.push_back(e.path());
+  ASSERT_EQ(entries.size(), 1u);
+  // What is remembered is what is read: a planted digest comes back.
+  const std::string planted(64, 'a');
+  ASSERT_OK(WriteFileAtomically(entries[0].string(), planted + "\n"));
+  ::chmod(entries[0].c_str(), 0600);
+  ASSIGN_OR_FAIL(ModelFingerprints remembered, FingerprintGguf(copy));
+  EXPECT_EQ(usxf::HexOf(remembered.weights), planted);
+  // The last byte belongs to the last tensor's data: change it in place and
+  // put the modification time back; the change time still moves.
+  struct stat before;
+  ASSERT_EQ(::stat(copy.c_str(), &before), 0);
   ASSIGN_OR_FAIL(std::string bytes, ReadWholeFile(copy));
-  bytes.back() = static_cast<char>(bytes.back() ^ 0x40);
   {
     std::fstream out(copy, std::ios::in | std::ios::out | std::ios::binary);
     out.seekp(static_cast<std::streamoff>(bytes.size() - 1));
-    out.put(bytes.back());
+    out.put(static_cast<char>(bytes.back() ^ 0x40));
   }
+  const timespec times[2] = {before.st_atim, before.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, copy.c_str(), times, 0), 0);
   ASSIGN_OR_FAIL(ModelFingerprints changed, FingerprintGguf(copy));
   EXPECT_NE(changed.weights, first.weights);
-  ::unsetenv("VEXFS_CACHE_DIR");
+  EXPECT_NE(usxf::HexOf(changed.weights), planted);
 }
 
 TEST_F(KvRuntimeTest, DamagedOrTruncatedFilesAreRefused) {
