@@ -55,8 +55,8 @@ def main():
     checks = [line.split("\t", 2) for line in read(w_, "checks.txt").splitlines() if line]
     bundle_bytes = int(read(w_, "bundle_bytes"))
     man = exp["manifest"]
-    # The manifest's object counts: flat fields in this build ("objects", "object_bytes"),
-    # {"count", "bytes", "sections"} in docs/agent-bundle.md; take either.
+    # The manifest's object counts, {"count", "bytes", "sections"} as the bundle holds them
+    # (docs/agent-bundle.md); older builds printed flat "objects"/"object_bytes": take either.
     objs = man.get("objects")
     if isinstance(objs, dict):
         n_objects, object_bytes = objs.get("count"), objs.get("bytes")

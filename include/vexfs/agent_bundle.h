@@ -132,6 +132,10 @@ struct ImportReport {
 // making the branch) leaves the snapshot imported; importing again completes it.
 Result<ImportReport> Import(Db& db, const std::string& path, const ImportOptions& options);
 
+// The manifest as the bundle's "manifest" section holds it (JSON text,
+// docs/agent-bundle.md): what `agent export|import|inspect --json` show too.
+std::string EncodeManifest(const BundleManifest& manifest);
+
 // Whether a USXF file is an agent bundle (its file metadata says so).
 bool IsBundle(const usxf::FileSummary& summary);
 

@@ -12,7 +12,7 @@
 
 namespace vexfs::agent {
 
-std::string EncodeManifest(const BundleManifest& manifest);
+// EncodeManifest is public (vexfs/agent_bundle.h).
 // kNotSupported for another format than kBundleFormat.
 Result<BundleManifest> DecodeManifest(std::string_view json);
 

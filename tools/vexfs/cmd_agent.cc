@@ -18,23 +18,8 @@ namespace {
 
 using nlohmann::json;
 
-json BundleManifestJson(const agent::BundleManifest& m) {
-  json names = json::array();
-  for (const auto& [name, commit] : m.names) names.push_back({{"name", name}, {"commit", commit.ToHex()}});
-  json parents = json::array(), base = json::array(), kv = json::array();
-  for (const ObjectId& p : m.parents) parents.push_back(p.ToHex());
-  for (const ObjectId& b : m.base) base.push_back(b.ToHex());
-  for (const agent::BundleKv& k : m.kv) {
-    kv.push_back({{"cache", k.cache}, {"section", k.section}, {"bytes", k.bytes}, {"nodes", k.nodes}});
-  }
-  return {{"format", m.format},        {"agent", m.agent},
-          {"source_store", m.source_store}, {"created_ns", m.created},
-          {"snapshot", m.snapshot.ToHex()}, {"parents", parents},
-          {"branch", m.branch},        {"base", base},
-          {"names", names},            {"extensions", m.extensions},
-          {"objects", m.objects},      {"object_bytes", m.object_bytes},
-          {"kv", kv}};
-}
+// The manifest in the bundle's own encoding, so every output shows one shape.
+json BundleManifestJson(const agent::BundleManifest& m) { return json::parse(agent::EncodeManifest(m)); }
 
 json BundleSignaturesJson(const std::vector<usxf::SignatureCheck>& checks) {
   json out = json::array();
